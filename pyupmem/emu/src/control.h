@@ -1,0 +1,54 @@
+/* control.h: the shared-memory block through which the host library (libdpu)
+ * and the DPU worker processes (libdpurt) talk. One block per allocation; one
+ * slot per DPU. Both sides map it MAP_SHARED, so every field is plain memory
+ * plus futexes; no message is exchanged per transfer or per launch. */
+#ifndef PYUPMEM_EMU_CONTROL_H
+#define PYUPMEM_EMU_CONTROL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define EMU_MRAM_BASE 0x08000000u
+#define EMU_MRAM_SIZE (64u << 20)
+#define EMU_WRAM_SIZE (64u << 10)
+#define EMU_STACK_SIZE_DEFAULT 1024u
+#define EMU_MAX_TASKLETS 24u
+#define EMU_DPUS_PER_RANK 64u
+#define EMU_LOG_SIZE (64u << 10)
+#define EMU_FAULT_SIZE 1024u
+#define EMU_ZYGOTE_FLAG "--pyupmem-zygote"
+
+enum emu_state {
+    EMU_EMPTY = 0,   /* no worker */
+    EMU_LOADING = 1, /* worker being started */
+    EMU_READY = 2,   /* idle, waiting for a launch */
+    EMU_RUNNING = 3, /* running a launch */
+    EMU_FAULT = 4,   /* stopped by a fault; fault[] says why */
+};
+
+struct emu_slot {
+    _Atomic uint32_t state;
+    _Atomic uint32_t command_seq; /* futex: the host bumps it to start a launch */
+    _Atomic int32_t pid;          /* worker pid, 0 when none */
+    uint32_t dpu_id;              /* rank << 16 | ci << 8 | member, for messages */
+    uint32_t log_len;             /* bytes printed since the last launch */
+    uint32_t log_truncated;       /* the last launch printed more than EMU_LOG_SIZE */
+    uint64_t last_launch_ns;      /* wall time of the last launch */
+    char fault[EMU_FAULT_SIZE];
+    char log[EMU_LOG_SIZE];
+};
+
+struct emu_control {
+    _Atomic uint32_t generation; /* futex: bumped (and woken) when a slot changes state */
+    _Atomic uint32_t running;    /* number of slots in EMU_RUNNING */
+    uint32_t nr_dpus;
+    _Atomic uint32_t wake_each; /* the host waits on a subset: wake it at every change */
+    struct emu_slot slots[];
+};
+
+static inline uint64_t emu_control_size(uint32_t nr_dpus)
+{
+    return sizeof(struct emu_control) + (uint64_t)nr_dpus * sizeof(struct emu_slot);
+}
+
+#endif

@@ -1,0 +1,159 @@
+/* elf.c: reads what the host needs from a DPU program built for the emulator: its
+ * symbols (as DPU addresses), its WRAM segment, its initial MRAM content and its
+ * number of tasklets. */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#else
+#define HOST_MACHINE EM_NONE
+#endif
+
+#define NR_TASKLETS_SYMBOL "__pyupmem_nr_tasklets"
+
+static int inside(size_t size, uint64_t offset, uint64_t length)
+{
+    return offset <= size && length <= size - offset;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const struct emu_symbol *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+/* Same names: global definitions first, so that deduplication keeps them. */
+static int by_name_then_binding(const void *a, const void *b)
+{
+    const struct emu_symbol *x = a, *y = b;
+    int order = strcmp(x->name, y->name);
+    return order != 0 ? order : (int)x->local - (int)y->local;
+}
+
+const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, const char *name)
+{
+    struct emu_symbol key = {.name = (char *)name};
+    return bsearch(&key, program->symbols, program->nr_symbols, sizeof(key), by_name);
+}
+
+static dpu_error_t read_wram_segment(const uint8_t *image, size_t size, const Elf64_Ehdr *header,
+                                     struct dpu_program_t *program)
+{
+    if (!inside(size, header->e_phoff, (uint64_t)header->e_phnum * sizeof(Elf64_Phdr)))
+        return DPU_ERR_ELF_INVALID_FILE;
+    const Elf64_Phdr *phdrs = (const Elf64_Phdr *)(image + header->e_phoff);
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < header->e_phnum; i++) {
+        const Elf64_Phdr *phdr = &phdrs[i];
+        if (phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_W))
+            continue;
+        if (phdr->p_vaddr >= EMU_MRAM_BASE && phdr->p_vaddr < (uint64_t)EMU_MRAM_BASE + EMU_MRAM_SIZE)
+            continue;
+        if (phdr->p_vaddr < EMU_MRAM_BASE && phdr->p_vaddr + phdr->p_memsz > EMU_MRAM_BASE)
+            continue;
+        program->wram_vaddr = phdr->p_vaddr & ~(page - 1);
+        program->wram_stride =
+            ((phdr->p_vaddr + phdr->p_memsz + page - 1) & ~(page - 1)) - program->wram_vaddr;
+        return DPU_OK;
+    }
+    return DPU_ERR_ELF_INVALID_FILE;
+}
+
+dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_program_t *program)
+{
+    const Elf64_Ehdr *header = (const Elf64_Ehdr *)image;
+    if (size < sizeof(*header) || memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
+        header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_machine != HOST_MACHINE ||
+        header->e_type != ET_EXEC || header->e_shentsize != sizeof(Elf64_Shdr) ||
+        !inside(size, header->e_shoff, (uint64_t)header->e_shnum * sizeof(Elf64_Shdr)) ||
+        header->e_shstrndx >= header->e_shnum)
+        return DPU_ERR_ELF_INVALID_FILE;
+    dpu_error_t status = read_wram_segment(image, size, header, program);
+    if (status != DPU_OK)
+        return status;
+
+    const Elf64_Shdr *sections = (const Elf64_Shdr *)(image + header->e_shoff);
+    const Elf64_Shdr *names = &sections[header->e_shstrndx];
+    const Elf64_Shdr *symtab = NULL;
+    for (int i = 0; i < header->e_shnum; i++) {
+        const Elf64_Shdr *section = &sections[i];
+        if (section->sh_type == SHT_SYMTAB || (section->sh_type == SHT_DYNSYM && symtab == NULL))
+            symtab = section;
+        if (names->sh_offset + section->sh_name >= size)
+            return DPU_ERR_ELF_INVALID_FILE;
+        const char *name = (const char *)image + names->sh_offset + section->sh_name;
+        if (strcmp(name, "dpu_mram") == 0 && section->sh_type == SHT_PROGBITS && section->sh_size > 0) {
+            if (section->sh_addr != EMU_MRAM_BASE || section->sh_size > EMU_MRAM_SIZE ||
+                !inside(size, section->sh_offset, section->sh_size))
+                return DPU_ERR_ELF_INVALID_FILE;
+            program->mram_image = malloc(section->sh_size);
+            memcpy(program->mram_image, image + section->sh_offset, section->sh_size);
+            program->mram_image_size = (uint32_t)section->sh_size;
+        }
+    }
+    if (symtab == NULL || symtab->sh_link >= header->e_shnum ||
+        !inside(size, symtab->sh_offset, symtab->sh_size))
+        return DPU_ERR_ELF_INVALID_FILE;
+    const Elf64_Shdr *strtab = &sections[symtab->sh_link];
+    const Elf64_Sym *symbols = (const Elf64_Sym *)(image + symtab->sh_offset);
+    size_t count = symtab->sh_size / sizeof(Elf64_Sym);
+    program->symbols = calloc(count + 1, sizeof(struct emu_symbol));
+    bool found_tasklets = false;
+    uint64_t wram_end = program->wram_vaddr + program->wram_stride;
+    uint64_t mram_end = (uint64_t)EMU_MRAM_BASE + EMU_MRAM_SIZE;
+    for (size_t i = 0; i < count; i++) {
+        const Elf64_Sym *symbol = &symbols[i];
+        if (symbol->st_name == 0 || symbol->st_shndx == SHN_UNDEF ||
+            strtab->sh_offset + symbol->st_name >= size)
+            continue;
+        const char *name = (const char *)image + strtab->sh_offset + symbol->st_name;
+        int type = ELF64_ST_TYPE(symbol->st_info);
+        if (strcmp(name, NR_TASKLETS_SYMBOL) == 0 && symbol->st_shndx < header->e_shnum) {
+            const Elf64_Shdr *section = &sections[symbol->st_shndx];
+            uint64_t offset = section->sh_offset + (symbol->st_value - section->sh_addr);
+            if (!inside(size, offset, 4))
+                return DPU_ERR_ELF_INVALID_FILE;
+            memcpy(&program->nr_tasklets, image + offset, 4);
+            found_tasklets = true;
+            continue;
+        }
+        uint32_t address, sym_size = (uint32_t)symbol->st_size;
+        if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0) {
+            address = (uint32_t)symbol->st_value;
+            sym_size = (uint32_t)(mram_end - symbol->st_value);
+        } else if (type != STT_OBJECT) {
+            continue;
+        } else if (symbol->st_value >= EMU_MRAM_BASE && symbol->st_value < mram_end) {
+            address = (uint32_t)symbol->st_value;
+        } else if (symbol->st_value >= program->wram_vaddr && symbol->st_value < wram_end) {
+            address = (uint32_t)(symbol->st_value - program->wram_vaddr);
+        } else {
+            continue; /* read-only data: not in the DPU's WRAM image */
+        }
+        struct emu_symbol *entry = &program->symbols[program->nr_symbols++];
+        entry->name = strdup(name);
+        entry->address = address;
+        entry->size = sym_size;
+        entry->local = ELF64_ST_BIND(symbol->st_info) == STB_LOCAL;
+    }
+    qsort(program->symbols, program->nr_symbols, sizeof(struct emu_symbol), by_name_then_binding);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < program->nr_symbols; i++) {
+        if (kept > 0 && strcmp(program->symbols[kept - 1].name, program->symbols[i].name) == 0) {
+            free(program->symbols[i].name);
+            continue;
+        }
+        program->symbols[kept++] = program->symbols[i];
+    }
+    program->nr_symbols = kept;
+    if (!found_tasklets)
+        return DPU_ERR_ELF_INVALID_FILE;
+    return DPU_OK;
+}

@@ -1,0 +1,96 @@
+/* host.h: the host library's internal structures. An allocation owns its ranks and
+ * DPUs, one control block (shared with the workers) and one MRAM memfd holding every
+ * DPU's 64 MiB. Each dpu_load creates a program (struct dpu_program_t) with its own
+ * WRAM memfd and zygote process. */
+#ifndef PYUPMEM_HOST_H
+#define PYUPMEM_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "control.h"
+#include "dpu.h"
+
+struct emu_symbol {
+    char *name;
+    uint32_t address; /* DPU address: WRAM offset, or MRAM address from 0x08000000 */
+    uint32_t size;
+    bool local; /* a static variable; a global of the same name wins */
+};
+
+struct dpu_program_t {
+    struct emu_allocation *allocation;
+    struct dpu_program_t *next; /* the allocation's programs, freed with it */
+    struct emu_symbol *symbols; /* sorted by name */
+    uint32_t nr_symbols;
+    uint32_t nr_tasklets;
+    uint64_t wram_vaddr;  /* page-aligned start of the program's writable segment */
+    uint64_t wram_stride; /* page-aligned size of that segment: one DPU's WRAM image */
+    uint8_t *mram_image;  /* initial content of the MRAM variables */
+    uint32_t mram_image_size;
+    /* the running instance */
+    uint32_t first, count; /* the DPUs it was loaded on (allocation indices) */
+    int wram_fd;
+    uint8_t *wram; /* count x wram_stride, mapped */
+    pid_t zygote;
+};
+
+struct dpu_t {
+    struct emu_allocation *allocation;
+    struct dpu_rank_t *rank;
+    uint32_t index; /* in the allocation */
+    uint32_t member; /* in the rank */
+    struct dpu_program_t *program;
+    void *xfer_buffer;
+};
+
+struct dpu_rank_t {
+    struct emu_allocation *allocation;
+    uint32_t id;
+    uint32_t first_dpu;
+    uint32_t nr_dpus;
+};
+
+struct emu_allocation {
+    uint32_t nr_dpus;
+    uint32_t nr_ranks;
+    uint32_t first_rank_id;
+    struct dpu_rank_t *ranks;
+    struct dpu_rank_t **rank_list; /* what dpu_set_t.list.ranks points into */
+    struct dpu_t *dpus;
+    struct emu_control *control;
+    uint64_t control_size;
+    int control_fd;
+    int mram_fd;
+    uint8_t *mram; /* nr_dpus x 64 MiB, mapped */
+    struct dpu_program_t *programs;
+};
+
+/* A dpu_set_t resolved to a contiguous range of one allocation's DPUs. */
+struct emu_range {
+    struct emu_allocation *allocation;
+    uint32_t first;
+    uint32_t count;
+};
+
+dpu_error_t emu_resolve(struct dpu_set_t set, struct emu_range *range);
+struct emu_slot *emu_slot(struct emu_allocation *allocation, uint32_t index);
+const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, const char *name);
+
+/* profile.c */
+dpu_error_t emu_parse_profile(const char *profile, uint32_t *nr_ranks);
+uint32_t emu_system_nr_ranks(void);
+
+/* load.c */
+void emu_release_program(struct dpu_program_t *program);
+
+/* elf.c */
+dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_program_t *program);
+
+/* launch.c */
+dpu_error_t emu_wait(struct emu_range range, bool for_load);
+void emu_stop_workers(struct emu_allocation *allocation, uint32_t first, uint32_t count);
+void emu_reap_zygotes(struct emu_allocation *allocation, bool block);
+
+#endif

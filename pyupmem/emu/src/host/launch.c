@@ -1,0 +1,186 @@
+/* launch.c: launching, waiting, and stopping workers. A launch is a store and a futex
+ * wake per DPU; waiting is a futex sleep that the last DPU to finish ends. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host.h"
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t seen, long timeout_ms)
+{
+    struct timespec timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+    syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word, int count)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE, count, NULL, NULL, 0);
+}
+
+/* A zygote that died (it never should before its workers) takes its DPUs with it. */
+void emu_reap_zygotes(struct emu_allocation *allocation, bool block)
+{
+    for (struct dpu_program_t *program = allocation->programs; program; program = program->next) {
+        if (program->zygote <= 0)
+            continue;
+        int status;
+        pid_t pid = waitpid(program->zygote, &status, block ? 0 : WNOHANG);
+        if (pid != program->zygote && !(pid < 0 && errno == ECHILD))
+            continue;
+        program->zygote = 0;
+        for (uint32_t i = program->first; i < program->first + program->count; i++) {
+            struct emu_slot *slot = emu_slot(allocation, i);
+            if (allocation->dpus[i].program != program)
+                continue;
+            uint32_t state = atomic_load(&slot->state);
+            if (state == EMU_LOADING || state == EMU_RUNNING || state == EMU_READY) {
+                if (!block)
+                    snprintf(slot->fault, EMU_FAULT_SIZE, "the DPU's supervisor process died");
+                atomic_store(&slot->state, block ? EMU_EMPTY : EMU_FAULT);
+                if (state == EMU_RUNNING)
+                    atomic_fetch_sub(&allocation->control->running, 1);
+            }
+            atomic_store(&slot->pid, 0);
+        }
+    }
+}
+
+dpu_error_t emu_wait(struct emu_range range, bool for_load)
+{
+    struct emu_control *control = range.allocation->control;
+    uint32_t busy = for_load ? EMU_LOADING : EMU_RUNNING;
+    for (;;) {
+        uint32_t generation = atomic_load(&control->generation);
+        uint32_t pending = 0;
+        bool fault = false;
+        for (uint32_t i = range.first; i < range.first + range.count; i++) {
+            uint32_t state = atomic_load(&control->slots[i].state);
+            pending += state == busy;
+            fault |= state == EMU_FAULT;
+        }
+        if (pending == 0) {
+            atomic_store(&control->wake_each, 0);
+            return fault ? DPU_ERR_DPU_FAULT : DPU_OK;
+        }
+        /* Others still run: the last DPU to finish would not be one of ours. */
+        if (for_load || atomic_load(&control->running) > pending)
+            atomic_store(&control->wake_each, 1);
+        futex_wait(&control->generation, generation, 200);
+        emu_reap_zygotes(range.allocation, false);
+    }
+}
+
+void emu_stop_workers(struct emu_allocation *allocation, uint32_t first, uint32_t count)
+{
+    struct emu_control *control = allocation->control;
+    for (uint32_t i = first; i < first + count; i++) {
+        struct emu_slot *slot = &control->slots[i];
+        pid_t pid = atomic_load(&slot->pid);
+        atomic_store(&slot->state, EMU_EMPTY);
+        if (pid > 0)
+            kill(pid, SIGKILL);
+    }
+    atomic_store(&control->wake_each, 1);
+    for (;;) {
+        uint32_t generation = atomic_load(&control->generation);
+        bool alive = false;
+        for (uint32_t i = first; i < first + count; i++)
+            alive |= atomic_load(&control->slots[i].pid) > 0;
+        if (!alive)
+            break;
+        futex_wait(&control->generation, generation, 100);
+        emu_reap_zygotes(allocation, false);
+    }
+    atomic_store(&control->wake_each, 0);
+    emu_reap_zygotes(allocation, false);
+}
+
+static dpu_error_t check_launchable(struct emu_range range)
+{
+    for (uint32_t i = range.first; i < range.first + range.count; i++) {
+        if (range.allocation->dpus[i].program == NULL)
+            return DPU_ERR_NO_PROGRAM_LOADED;
+        switch (atomic_load(&emu_slot(range.allocation, i)->state)) {
+        case EMU_READY: break;
+        case EMU_RUNNING: return DPU_ERR_DPU_ALREADY_RUNNING;
+        case EMU_FAULT: return DPU_ERR_DPU_FAULT;
+        default: return DPU_ERR_NO_PROGRAM_LOADED;
+        }
+    }
+    return DPU_OK;
+}
+
+dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
+{
+    if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
+        return DPU_ERR_INVALID_LAUNCH_POLICY;
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status == DPU_OK)
+        status = check_launchable(range);
+    if (status != DPU_OK)
+        return status;
+    struct emu_control *control = range.allocation->control;
+    atomic_fetch_add(&control->running, range.count);
+    for (uint32_t i = range.first; i < range.first + range.count; i++) {
+        struct emu_slot *slot = &control->slots[i];
+        atomic_store(&slot->state, EMU_RUNNING);
+        atomic_fetch_add(&slot->command_seq, 1);
+        futex_wake(&slot->command_seq, 1);
+    }
+    return policy == DPU_SYNCHRONOUS ? emu_wait(range, false) : DPU_OK;
+}
+
+dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
+{
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status != DPU_OK)
+        return status;
+    emu_reap_zygotes(range.allocation, false);
+    *done = true;
+    *fault = false;
+    for (uint32_t i = range.first; i < range.first + range.count; i++) {
+        uint32_t state = atomic_load(&emu_slot(range.allocation, i)->state);
+        *done &= state != EMU_RUNNING;
+        *fault |= state == EMU_FAULT;
+    }
+    return DPU_OK;
+}
+
+dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
+{
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    return status != DPU_OK ? status : emu_wait(range, false);
+}
+
+dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
+                         dpu_error_t (*callback)(struct dpu_set_t, uint32_t, void *), void *args,
+                         dpu_callback_flags_t flags)
+{
+    if ((flags & DPU_CALLBACK_NONBLOCKING) && !(flags & DPU_CALLBACK_ASYNC))
+        return DPU_ERR_NONBLOCKING_SYNC_CALLBACK;
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status != DPU_OK || callback == NULL)
+        return status != DPU_OK ? status : DPU_ERR_INVALID_DPU_SET;
+    /* Callbacks run here, in order, when called: the emulator has no per-rank threads. */
+    if (flags & DPU_CALLBACK_SINGLE_CALL)
+        return callback(dpu_set, 0, args);
+    for (uint32_t i = 0; i < range.count; i++) {
+        struct dpu_set_t one = {.kind = DPU_SET_DPU, .dpu = &range.allocation->dpus[range.first + i]};
+        status = callback(one, i, args);
+        if (status != DPU_OK)
+            return status;
+    }
+    return DPU_OK;
+}

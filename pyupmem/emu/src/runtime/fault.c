@@ -1,0 +1,119 @@
+/* fault.c: a broken rule or a crash faults this DPU: the message goes to the slot
+ * (and the DPU's log, and stderr), the host is told, and the worker exits. The host
+ * process never sees the crash. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+struct dpurt_state __dpurt;
+struct emu_control *__dpurt_control;
+
+void __dpurt_launch_finished(uint32_t final_state)
+{
+    struct emu_control *control = __dpurt_control;
+    struct emu_slot *slot = __dpurt.slot;
+    uint32_t was = atomic_exchange(&slot->state, final_state);
+    int last = 0;
+    if (was == EMU_RUNNING)
+        last = atomic_fetch_sub(&control->running, 1) == 1;
+    atomic_fetch_add(&control->generation, 1);
+    if (last || final_state == EMU_FAULT || atomic_load(&control->wake_each))
+        syscall(SYS_futex, &control->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static __attribute__((noreturn)) void report_fault(const char *message)
+{
+    struct emu_slot *slot = __dpurt.slot;
+    if (slot == NULL) {
+        fprintf(stderr, "pyupmem emulator: %s\n", message);
+        _exit(1);
+    }
+    snprintf(slot->fault, EMU_FAULT_SIZE, "%s", message);
+    char line[EMU_FAULT_SIZE + 16];
+    int length = snprintf(line, sizeof(line), "DPU fault: %s\n", message);
+    if (slot->log_len > 0 && slot->log[slot->log_len - 1] != '\n')
+        __dpurt_log_append("\n", 1);
+    __dpurt_log_append(line, (size_t)length);
+    if (getenv("PYUPMEM_EMU_QUIET") == NULL)
+        fprintf(stderr, "pyupmem emulator: DPU#0x%x: %s\n", slot->dpu_id, message);
+    __dpurt_launch_finished(EMU_FAULT);
+    _exit(1);
+}
+
+void __dpurt_fault(const char *file, int line, const char *format, ...)
+{
+    char message[EMU_FAULT_SIZE];
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    if (length < 0 || (size_t)length >= sizeof(message))
+        length = (int)strlen(message);
+    if (file != NULL)
+        snprintf(message + length, sizeof(message) - (size_t)length, " (tasklet %u, %s:%d)",
+                 __dpurt.current, file, line);
+    else
+        snprintf(message + length, sizeof(message) - (size_t)length, " (tasklet %u)", __dpurt.current);
+    report_fault(message);
+}
+
+static void on_signal(int signo, siginfo_t *info, void *context)
+{
+    uintptr_t pc = 0;
+#if defined(__x86_64__)
+    pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.pc;
+#else
+    (void)context;
+#endif
+    char where[256] = "";
+    Dl_info symbol;
+    if (pc != 0 && dladdr((void *)pc, &symbol) && symbol.dli_sname != NULL)
+        snprintf(where, sizeof(where), " in %s+0x%lx", symbol.dli_sname,
+                 (unsigned long)(pc - (uintptr_t)symbol.dli_saddr));
+    else if (pc != 0)
+        snprintf(where, sizeof(where), " at pc %p", (void *)pc);
+    const char *what;
+    switch (signo) {
+    case SIGSEGV: what = "bad memory access (SIGSEGV)"; break;
+    case SIGBUS: what = "bad memory access (SIGBUS)"; break;
+    case SIGFPE: what = "arithmetic error, e.g. division by zero (SIGFPE)"; break;
+    case SIGILL: what = "illegal instruction (SIGILL)"; break;
+    case SIGABRT: what = "abort() called (SIGABRT)"; break;
+    default: what = "trap (SIGTRAP)"; break;
+    }
+    char message[512];
+    if (signo == SIGSEGV || signo == SIGBUS)
+        snprintf(message, sizeof(message), "%s at address %p%s (tasklet %u)", what, info->si_addr,
+                 where, __dpurt.current);
+    else
+        snprintf(message, sizeof(message), "%s%s (tasklet %u)", what, where, __dpurt.current);
+    report_fault(message);
+}
+
+void __dpurt_install_fault_handlers(void)
+{
+    static char alternate_stack[64 << 10];
+    stack_t stack = {.ss_sp = alternate_stack, .ss_size = sizeof(alternate_stack), .ss_flags = 0};
+    sigaltstack(&stack, NULL);
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_signal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+    for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+        sigaction(signals[i], &action, NULL);
+}
