@@ -1,0 +1,61 @@
+"""A DPU program that breaks a DPU rule or crashes faults that DPU only: the launch returns
+DPU_ERR_DPU_FAULT (23), the log names the rule, the tasklet and the line, the other DPU and
+the host carry on, and loading again makes the set usable."""
+
+import re
+import subprocess
+
+import pytest
+from emu_support import PROGRAMS, build_dpu, build_host, run, toolchain_env
+
+DPU_ERR_DPU_FAULT = 23
+
+
+def line_of(marker: str) -> int:
+    for number, line in enumerate((PROGRAMS / "faults.c").read_text().splitlines(), 1):
+        if marker in line:
+            return number
+    raise AssertionError(marker)
+
+
+CASES = {
+    1: ("mram_read: size 12 is not a multiple of 8 in 8..2048 bytes", "size not x8"),
+    2: ("mram_read: MRAM address 0x8000004 is not 8-byte aligned", "unaligned"),
+    3: ("is outside MRAM [0x08000000, 0x0c000000)", "beyond 64 MiB"),
+    4: ("mem_alloc(70000): WRAM exhausted", "WRAM exhausted"),
+    5: ("bad memory access (SIGSEGV) at address 0x10 in dpu_main", None),
+    6: ("abort() called (SIGABRT)", None),
+    7: ("mram_write: size 4096 is not a multiple of 8 in 8..2048 bytes", "size > 2048"),
+    8: ("deadlock: every live tasklet waits forever (tasklet 2 in barrier_wait)", None),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(CASES))
+def test_fault_is_reported_and_contained(mode):
+    message, marker = CASES[mode]
+    dpu = build_dpu("faults.c", "-g", "-DNR_TASKLETS=4")
+    result = run([build_host("run_fault.c"), dpu, mode, 2])
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"launch={DPU_ERR_DPU_FAULT}" in out
+    assert "dpu0 done=1 fault=1" in out
+    assert "dpu1 done=1 fault=0" in out
+    fault_line = next(line for line in out.splitlines() if line.startswith("DPU fault: "))
+    assert message in fault_line
+    assert "tasklet 2" in fault_line
+    if marker is not None:
+        assert re.search(rf"faults\.c:{line_of(marker)}\)", fault_line), fault_line
+    # A faulted DPU stays faulted until it is loaded again; then the whole set works.
+    assert f"relaunch={DPU_ERR_DPU_FAULT}" in out
+    assert "after_reload=0" in out
+    assert "dpu0 finished=1" in out and "dpu1 finished=1" in out
+    assert out.rstrip().endswith("host alive")
+
+
+def test_fault_message_also_goes_to_stderr():
+    dpu = build_dpu("faults.c", "-DNR_TASKLETS=4")
+    env = toolchain_env()
+    env.pop("PYUPMEM_EMU_QUIET", None)
+    result = subprocess.run([str(build_host("run_fault.c")), str(dpu), "1", "0"], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert "pyupmem emulator: DPU#0x0: mram_read: size 12" in result.stderr

@@ -1,0 +1,62 @@
+"""The emulator runs DPU programs correctly: 1, 64 and 640 DPUs, 1 and 16 tasklets, with
+barriers, mutexes, a semaphore, handshakes, mem_alloc, seqread, perfcounter and printf."""
+
+import subprocess
+
+import pytest
+from emu_support import PROGRAMS, build_dpu, build_host, run, toolchain_env
+
+
+@pytest.mark.parametrize("nr_tasklets", [1, 16])
+@pytest.mark.parametrize("nr_dpus", [1, 64, 640])
+def test_everything_kernel_gives_exact_results(nr_dpus, nr_tasklets):
+    dpu = build_dpu("everything.c", f"-DNR_TASKLETS={nr_tasklets}")
+    host = build_host("run_everything.c")
+    result = run([host, dpu, nr_dpus, nr_tasklets])
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "OK"
+    # The last DPU's log, in the SDK's format, from the second launch only.
+    last = nr_dpus - 1
+    dpu_id = (last // 64) << 16 | ((last % 64) // 8) << 8 | (last % 8)
+    assert f"=== DPU#0x{dpu_id:x} ===" in lines
+    expected_total = 1000 * 999 // 2 + 1000 * last
+    assert lines.count(f"tasklets={nr_tasklets} total={expected_total} constant=1234567890abcdef") == 1
+
+
+def test_dpu_headers_compile_without_warnings():
+    result = subprocess.run(
+        ["dpu-upmem-dpurte-clang", "-O2", "-Wall", "-Wextra", "-DNR_TASKLETS=16", "-c",
+         str(PROGRAMS / "everything.c"), "-o", "/dev/null"],
+        env=toolchain_env(), capture_output=True, text=True,
+    )
+    assert result.returncode == 0
+    assert result.stderr == ""
+
+
+def test_rest_of_the_interface():
+    dpu = build_dpu("faults.c", "-DNR_TASKLETS=4")
+    host = build_host("api_tour.c", f'-DDPU_BINARY="{dpu}"')
+    result = run([host], PYUPMEM_EMU_NR_RANKS="3")
+    assert result.returncode == 0, result.stderr
+    out = dict(token.split("=", 1) for token in result.stdout.split() if "=" in token)
+    assert out["all_dpus"] == "192" and out["all_ranks"] == "3"
+    assert out["alloc_when_full"] == "4"  # DPU_ERR_ALLOCATION
+    assert out["rank0_dpus"] == "64" and out["counted"] == "192"
+    assert out["ranks_for_100"] == "2"
+    assert out["spin_ms_size"] == "4" and out["wram"] == "1"
+    assert out["buffer_address"] == "0x8000000" and out["buffer_size"] == "8192"
+    assert out["heap_address"] == "0x8002000"
+    assert out["heap_size"] == str(64 * 2**20 - 0x2000)
+    assert out["unknown"] == "29"
+    assert out["symbol_transfers_and_callback"] == "1"
+    assert out["nonblocking_sync_callback"] == "37"
+    assert out["reloaded_culprit"] == "0"  # a load resets WRAM
+    assert out["different_programs"] == "17"
+    assert "message=dpu is in fault" in result.stdout
+
+
+def test_a_program_run_directly_explains_itself():
+    result = run([build_dpu("faults.c")])
+    assert result.returncode == 2
+    assert "load it with dpu_load()" in result.stderr or "dpu_load()" in result.stderr
