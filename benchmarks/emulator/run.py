@@ -1,0 +1,144 @@
+"""Emulator benchmarks: builds bench.c and its DPU programs with the emulator's toolchain,
+runs them, and prints each figure as a ratio against its native baseline from the same run.
+
+    .venv/bin/python benchmarks/emulator/run.py [--json results.json]
+
+(a) dpu_push_xfer bandwidth over 64 DPUs, 1..32 MiB each, against memcpy of the same bytes;
+(b) synchronous launch latency of an empty program on 1, 64, 256 and 2,560 DPUs, with 1 and
+    16 tasklets; (c) a compute-bound program on 64 DPUs x 16 tasklets against the same loop
+    compiled natively on all cores; (d) the memory (sum of PSS) of a full 2,560-DPU system.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pyupmem import emu
+
+HERE = Path(__file__).resolve().parent
+
+
+def build(workdir: Path) -> dict[str, Path]:
+    env = dict(os.environ, PATH=f"{emu.build().bin_dir}:{os.environ['PATH']}")
+
+    def dpu(name: str, source: str, tasklets: int) -> Path:
+        out = workdir / name
+        subprocess.run(["dpu-upmem-dpurte-clang", "-O2", f"-DNR_TASKLETS={tasklets}", "-o", str(out),
+                        str(HERE / source)], check=True, env=env)
+        return out
+
+    flags = subprocess.run(["dpu-pkg-config", "--cflags", "--libs", "dpu"], check=True, env=env,
+                           capture_output=True, text=True).stdout.split()
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", str(HERE / "bench.c"), "-o",
+                    str(workdir / "bench"), "-lpthread", *flags], check=True, env=env)
+    return {"bench": workdir / "bench", "empty1": dpu("empty1", "empty_dpu.c", 1),
+            "empty16": dpu("empty16", "empty_dpu.c", 16),
+            "compute": dpu("compute", "compute_dpu.c", 16)}
+
+
+def records(output: str, key: str) -> list[dict[str, float]]:
+    rows = []
+    for line in output.splitlines():
+        tokens = line.split()
+        if tokens and tokens[0] == key:
+            rows.append({tokens[i]: float(tokens[i + 1]) for i in range(0, len(tokens) - 1, 2)})
+    return rows
+
+
+def run(bench: Path, *args: object) -> str:
+    env = dict(os.environ, PYUPMEM_EMU_NR_RANKS="40")
+    return subprocess.run([str(bench), *map(str, args)], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def pss_kib(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def descendants(pid: int) -> list[int]:
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def full_system_memory(bench: Path, program: Path) -> dict[str, float]:
+    holder = subprocess.Popen([str(bench), "hold", str(program), "2560"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYUPMEM_EMU_NR_RANKS="40"))
+    ready = holder.stdout.readline().split()
+    pids = [holder.pid, *descendants(holder.pid)]
+    memory = pss_kib(pids)
+    holder.stdin.write("\n")
+    holder.stdin.flush()
+    freed = holder.stdout.readline().split()
+    holder.wait()
+    return {"processes": len(pids), "pss_gib": memory / 2**20, "setup_s": float(ready[3]),
+            "free_s": float(freed[1])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--iterations", type=int, default=2_000_000,
+                        help="loop iterations per tasklet in (c)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as workdir:
+        binaries = build(Path(workdir))
+        results: dict[str, object] = {}
+        print("(a) dpu_push_xfer over 64 DPUs against memcpy of the same bytes (GiB/s, best of 3)")
+        rows = records(run(binaries["bench"], "bandwidth", binaries["empty1"]), "bandwidth_mib")
+        for row in rows:
+            print(f"  {int(row['bandwidth_mib']):3d} MiB/DPU  to DPU {row['to_gibs']:5.2f} "
+                  f"({row['to_gibs'] / row['memcpy_gibs']:.2f}x memcpy)  from DPU "
+                  f"{row['from_gibs']:5.2f} ({row['from_gibs'] / row['memcpy_gibs']:.2f}x)  "
+                  f"memcpy {row['memcpy_gibs']:5.2f}")
+        results["bandwidth"] = rows
+        print("(b) synchronous launch of an empty program (median of 50)")
+        rows = records(run(binaries["bench"], "latency", binaries["empty1"], binaries["empty16"]),
+                       "latency_dpus")
+        for row in rows:
+            print(f"  {int(row['latency_dpus']):5d} DPUs x {int(row['tasklets']):2d} tasklets: "
+                  f"{row['median_ms']:7.3f} ms (p90 {row['p90_ms']:.3f})")
+        results["latency"] = rows
+        print("(c) compute-bound: 64 DPUs x 16 tasklets against the native loop on all cores")
+        row = records(run(binaries["bench"], "compute", binaries["compute"], args.iterations),
+                      "compute_cores")[0]
+        print(f"  emulator {row['emulator_s']:.3f} s, native ({int(row['compute_cores'])} threads) "
+              f"{row['native_s']:.3f} s: {row['native_s'] / row['emulator_s']:.2f}x native speed, "
+              f"same results: {bool(row['same_results'])}")
+        results["compute"] = row
+        print("(d) a full system: 2,560 DPUs allocated, loaded (16 tasklets), launched")
+        row = full_system_memory(binaries["bench"], binaries["empty16"])
+        print(f"  {row['processes']} processes, {row['pss_gib']:.2f} GiB (sum of PSS), "
+              f"alloc+load+launch {row['setup_s']:.2f} s, free {row['free_s']:.2f} s")
+        results["full_system"] = row
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
