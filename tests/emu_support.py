@@ -45,7 +45,10 @@ def build_dpu(source: str, *flags: str) -> Path:
     out = _output(Path(source).stem + "-dpu", source, *flags)
     subprocess.run(
         ["dpu-upmem-dpurte-clang", "-O2", *flags, "-o", str(out), str(PROGRAMS / source)],
-        check=True, env=toolchain_env(), capture_output=True, text=True,
+        check=True,
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
     )
     return out
 
@@ -56,27 +59,49 @@ def build_host(source: str, *flags: str) -> Path:
     out = _output(Path(source).stem + "-host", source, *flags)
     pkg = subprocess.run(
         ["dpu-pkg-config", "--cflags", "--libs", "dpu"],
-        check=True, env=toolchain_env(), capture_output=True, text=True,
+        check=True,
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
     ).stdout.split()
     subprocess.run(
-        ["cc", "-O2", "-Wall", "-Wextra", "-Werror", *flags, str(PROGRAMS / source), "-o", str(out),
-         *pkg],
-        check=True, env=toolchain_env(), capture_output=True, text=True,
+        [
+            "cc",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            *flags,
+            str(PROGRAMS / source),
+            "-o",
+            str(out),
+            *pkg,
+        ],
+        check=True,
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
     )
     return out
 
 
 def run(args: list[str | Path], timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(a) for a in args], env=toolchain_env(PYUPMEM_EMU_QUIET="1", **env),
-        capture_output=True, text=True, timeout=timeout,
+        [str(a) for a in args],
+        env=toolchain_env(PYUPMEM_EMU_QUIET="1", **env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
 def parse_codes(stdout: str) -> dict[str, int]:
     """`name=code` lines into a dict."""
-    return {k: int(v) for k, v in (line.split("=", 1) for line in stdout.splitlines() if "=" in line)
-            if v.lstrip("-").isdigit()}
+    return {
+        k: int(v)
+        for k, v in (line.split("=", 1) for line in stdout.splitlines() if "=" in line)
+        if v.lstrip("-").isdigit()
+    }
 
 
 def descendants(pid: int) -> list[int]:
@@ -89,7 +114,7 @@ def descendants(pid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] != "Z":
             children.setdefault(int(fields[1]), []).append(int(entry.name))
     found, todo = [], [pid]

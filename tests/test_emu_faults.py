@@ -56,6 +56,11 @@ def test_fault_message_also_goes_to_stderr():
     dpu = build_dpu("faults.c", "-DNR_TASKLETS=4")
     env = toolchain_env()
     env.pop("PYUPMEM_EMU_QUIET", None)
-    result = subprocess.run([str(build_host("run_fault.c")), str(dpu), "1", "0"], env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(build_host("run_fault.c")), str(dpu), "1", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "pyupmem emulator: DPU#0x0: mram_read: size 12" in result.stderr

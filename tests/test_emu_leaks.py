@@ -23,9 +23,16 @@ PR_SET_CHILD_SUBREAPER = 36
 
 def start_holder(nr_dpus: int, cycles: int) -> subprocess.Popen:
     holder = subprocess.Popen(
-        [str(build_host("hold.c")), str(build_dpu("everything.c", "-DNR_TASKLETS=16")),
-         str(nr_dpus), str(cycles)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=toolchain_env(),
+        [
+            str(build_host("hold.c")),
+            str(build_dpu("everything.c", "-DNR_TASKLETS=16")),
+            str(nr_dpus),
+            str(cycles),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=toolchain_env(),
     )
     assert holder.stdout.readline().startswith("ready")
     return holder

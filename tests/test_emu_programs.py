@@ -21,14 +21,27 @@ def test_everything_kernel_gives_exact_results(nr_dpus, nr_tasklets):
     dpu_id = (last // 64) << 16 | ((last % 64) // 8) << 8 | (last % 8)
     assert f"=== DPU#0x{dpu_id:x} ===" in lines
     expected_total = 1000 * 999 // 2 + 1000 * last
-    assert lines.count(f"tasklets={nr_tasklets} total={expected_total} constant=1234567890abcdef") == 1
+    assert (
+        lines.count(f"tasklets={nr_tasklets} total={expected_total} constant=1234567890abcdef") == 1
+    )
 
 
 def test_dpu_headers_compile_without_warnings():
     result = subprocess.run(
-        ["dpu-upmem-dpurte-clang", "-O2", "-Wall", "-Wextra", "-DNR_TASKLETS=16", "-c",
-         str(PROGRAMS / "everything.c"), "-o", "/dev/null"],
-        env=toolchain_env(), capture_output=True, text=True,
+        [
+            "dpu-upmem-dpurte-clang",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-DNR_TASKLETS=16",
+            "-c",
+            str(PROGRAMS / "everything.c"),
+            "-o",
+            "/dev/null",
+        ],
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0
     assert result.stderr == ""

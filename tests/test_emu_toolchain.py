@@ -14,8 +14,9 @@ def test_sdk_makefile_builds_and_runs_unchanged(tmp_path):
     shutil.copytree(PROGRAMS / "sdk_project", project)
     script = f'eval "$("{sys.executable}" -m pyupmem env)" && make -s test NR_DPUS=64'
     env = {k: v for k, v in os.environ.items() if k not in ("UPMEM_EMU_HOME",)}
-    result = subprocess.run(["bash", "-c", script], cwd=project, env=env, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "warning" not in result.stderr.lower()
     assert "=== DPU#0x0 ===" in result.stdout
@@ -23,14 +24,22 @@ def test_sdk_makefile_builds_and_runs_unchanged(tmp_path):
 
 
 def test_env_prints_shell_lines_only():
-    result = subprocess.run([sys.executable, "-m", "pyupmem", "env"], capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "pyupmem", "env"], capture_output=True, text=True, check=True
+    )
     lines = result.stdout.strip().splitlines()
     assert lines and all(line.startswith("export ") for line in lines)
 
 
 def test_pkg_config_rejects_unknown_flags():
-    result = subprocess.run(["bash", "-c", f'eval "$("{sys.executable}" -m pyupmem env)" && '
-                             "dpu-pkg-config --frobnicate dpu"], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'eval "$("{sys.executable}" -m pyupmem env)" && dpu-pkg-config --frobnicate dpu',
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 1
     assert "unsupported argument '--frobnicate'" in result.stderr

@@ -28,17 +28,48 @@ def build(workdir: Path) -> dict[str, Path]:
 
     def dpu(name: str, source: str, tasklets: int) -> Path:
         out = workdir / name
-        subprocess.run(["dpu-upmem-dpurte-clang", "-O2", f"-DNR_TASKLETS={tasklets}", "-o", str(out),
-                        str(HERE / source)], check=True, env=env)
+        subprocess.run(
+            [
+                "dpu-upmem-dpurte-clang",
+                "-O2",
+                f"-DNR_TASKLETS={tasklets}",
+                "-o",
+                str(out),
+                str(HERE / source),
+            ],
+            check=True,
+            env=env,
+        )
         return out
 
-    flags = subprocess.run(["dpu-pkg-config", "--cflags", "--libs", "dpu"], check=True, env=env,
-                           capture_output=True, text=True).stdout.split()
-    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", str(HERE / "bench.c"), "-o",
-                    str(workdir / "bench"), "-lpthread", *flags], check=True, env=env)
-    return {"bench": workdir / "bench", "empty1": dpu("empty1", "empty_dpu.c", 1),
-            "empty16": dpu("empty16", "empty_dpu.c", 16),
-            "compute": dpu("compute", "compute_dpu.c", 16)}
+    flags = subprocess.run(
+        ["dpu-pkg-config", "--cflags", "--libs", "dpu"],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    subprocess.run(
+        [
+            "cc",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            str(HERE / "bench.c"),
+            "-o",
+            str(workdir / "bench"),
+            "-lpthread",
+            *flags,
+        ],
+        check=True,
+        env=env,
+    )
+    return {
+        "bench": workdir / "bench",
+        "empty1": dpu("empty1", "empty_dpu.c", 1),
+        "empty16": dpu("empty16", "empty_dpu.c", 16),
+        "compute": dpu("compute", "compute_dpu.c", 16),
+    }
 
 
 def records(output: str, key: str) -> list[dict[str, float]]:
@@ -52,8 +83,9 @@ def records(output: str, key: str) -> list[dict[str, float]]:
 
 def run(bench: Path, *args: object) -> str:
     env = dict(os.environ, PYUPMEM_EMU_NR_RANKS="40")
-    return subprocess.run([str(bench), *map(str, args)], check=True, capture_output=True, text=True,
-                          env=env).stdout
+    return subprocess.run(
+        [str(bench), *map(str, args)], check=True, capture_output=True, text=True, env=env
+    ).stdout
 
 
 def pss_kib(pids: list[int]) -> int:
@@ -76,7 +108,9 @@ def descendants(pid: int) -> list[int]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            parents.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
+            parents.setdefault(int(stat[stat.rindex(")") + 2 :].split()[1]), []).append(
+                int(entry.name)
+            )
     found, todo = [], [pid]
     while todo:
         for child in parents.get(todo.pop(), []):
@@ -86,9 +120,13 @@ def descendants(pid: int) -> list[int]:
 
 
 def full_system_memory(bench: Path, program: Path) -> dict[str, float]:
-    holder = subprocess.Popen([str(bench), "hold", str(program), "2560"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True,
-                              env=dict(os.environ, PYUPMEM_EMU_NR_RANKS="40"))
+    holder = subprocess.Popen(
+        [str(bench), "hold", str(program), "2560"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYUPMEM_EMU_NR_RANKS="40"),
+    )
     ready = holder.stdout.readline().split()
     pids = [holder.pid, *descendants(holder.pid)]
     memory = pss_kib(pids)
@@ -96,15 +134,20 @@ def full_system_memory(bench: Path, program: Path) -> dict[str, float]:
     holder.stdin.flush()
     freed = holder.stdout.readline().split()
     holder.wait()
-    return {"processes": len(pids), "pss_gib": memory / 2**20, "setup_s": float(ready[3]),
-            "free_s": float(freed[1])}
+    return {
+        "processes": len(pids),
+        "pss_gib": memory / 2**20,
+        "setup_s": float(ready[3]),
+        "free_s": float(freed[1]),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
-    parser.add_argument("--iterations", type=int, default=2_000_000,
-                        help="loop iterations per tasklet in (c)")
+    parser.add_argument(
+        "--iterations", type=int, default=2_000_000, help="loop iterations per tasklet in (c)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
         binaries = build(Path(workdir))
@@ -112,29 +155,40 @@ def main() -> None:
         print("(a) dpu_push_xfer over 64 DPUs against memcpy of the same bytes (GiB/s, best of 3)")
         rows = records(run(binaries["bench"], "bandwidth", binaries["empty1"]), "bandwidth_mib")
         for row in rows:
-            print(f"  {int(row['bandwidth_mib']):3d} MiB/DPU  to DPU {row['to_gibs']:5.2f} "
-                  f"({row['to_gibs'] / row['memcpy_gibs']:.2f}x memcpy)  from DPU "
-                  f"{row['from_gibs']:5.2f} ({row['from_gibs'] / row['memcpy_gibs']:.2f}x)  "
-                  f"memcpy {row['memcpy_gibs']:5.2f}")
+            print(
+                f"  {int(row['bandwidth_mib']):3d} MiB/DPU  to DPU {row['to_gibs']:5.2f} "
+                f"({row['to_gibs'] / row['memcpy_gibs']:.2f}x memcpy)  from DPU "
+                f"{row['from_gibs']:5.2f} ({row['from_gibs'] / row['memcpy_gibs']:.2f}x)  "
+                f"memcpy {row['memcpy_gibs']:5.2f}"
+            )
         results["bandwidth"] = rows
         print("(b) synchronous launch of an empty program (median of 50)")
-        rows = records(run(binaries["bench"], "latency", binaries["empty1"], binaries["empty16"]),
-                       "latency_dpus")
+        rows = records(
+            run(binaries["bench"], "latency", binaries["empty1"], binaries["empty16"]),
+            "latency_dpus",
+        )
         for row in rows:
-            print(f"  {int(row['latency_dpus']):5d} DPUs x {int(row['tasklets']):2d} tasklets: "
-                  f"{row['median_ms']:7.3f} ms (p90 {row['p90_ms']:.3f})")
+            print(
+                f"  {int(row['latency_dpus']):5d} DPUs x {int(row['tasklets']):2d} tasklets: "
+                f"{row['median_ms']:7.3f} ms (p90 {row['p90_ms']:.3f})"
+            )
         results["latency"] = rows
         print("(c) compute-bound: 64 DPUs x 16 tasklets against the native loop on all cores")
-        row = records(run(binaries["bench"], "compute", binaries["compute"], args.iterations),
-                      "compute_cores")[0]
-        print(f"  emulator {row['emulator_s']:.3f} s, native ({int(row['compute_cores'])} threads) "
-              f"{row['native_s']:.3f} s: {row['native_s'] / row['emulator_s']:.2f}x native speed, "
-              f"same results: {bool(row['same_results'])}")
+        row = records(
+            run(binaries["bench"], "compute", binaries["compute"], args.iterations), "compute_cores"
+        )[0]
+        print(
+            f"  emulator {row['emulator_s']:.3f} s, native ({int(row['compute_cores'])} threads) "
+            f"{row['native_s']:.3f} s: {row['native_s'] / row['emulator_s']:.2f}x native speed, "
+            f"same results: {bool(row['same_results'])}"
+        )
         results["compute"] = row
         print("(d) a full system: 2,560 DPUs allocated, loaded (16 tasklets), launched")
         row = full_system_memory(binaries["bench"], binaries["empty16"])
-        print(f"  {row['processes']} processes, {row['pss_gib']:.2f} GiB (sum of PSS), "
-              f"alloc+load+launch {row['setup_s']:.2f} s, free {row['free_s']:.2f} s")
+        print(
+            f"  {row['processes']} processes, {row['pss_gib']:.2f} GiB (sum of PSS), "
+            f"alloc+load+launch {row['setup_s']:.2f} s, free {row['free_s']:.2f} s"
+        )
         results["full_system"] = row
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -1,0 +1,476 @@
+"""Offline experience datasets: collect them from gymnasium, save, load, read SwiftRL text.
+
+A :class:`Dataset` is five int32 arrays of equal length (state, action, reward,
+next_state, terminal) plus the table size and a ``reward_scale``: the real reward of
+transition ``i`` is ``reward[i] / reward_scale``. Environments whose rewards are whole
+numbers (all the known ones) use ``reward_scale = 1``; rewards that are not whole
+numbers are stored in fixed point with ``reward_scale = 65536``
+(``reward = round_half_even(real * 65536)``).
+
+``terminal[i]`` is 1 when the transition *terminated* the episode (gymnasium's
+``terminated``); a time-limit truncation is not terminal: the data simply continues with
+a new episode after it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import fixed_point
+from .envs import TabularModel, canonical_env_id, known_env_ids, make_env, tabular_model
+
+#: Fixed-point scale of rewards that are not whole numbers.
+FRACTIONAL_REWARD_SCALE = 65536
+
+#: Methods :func:`collect` accepts.
+COLLECT_METHODS: tuple[str, ...] = ("model", "env")
+
+_FIELDS = ("state", "action", "reward", "next_state", "terminal")
+_FORMAT = "rl-dataset-1"
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Offline transitions of a tabular environment, as int32 arrays (read-only).
+
+    Transition ``i`` is ``(state[i], action[i], reward[i] / reward_scale, next_state[i],
+    terminal[i])``. ``env_id`` is the canonical environment name, or None when unknown
+    (e.g. a SwiftRL text file loaded without one).
+    """
+
+    env_id: str | None  #: canonical environment name, or None
+    n_states: int  #: number of states (rows of the Q table)
+    n_actions: int  #: number of actions (columns of the Q table)
+    reward_scale: int  #: real reward = reward / reward_scale
+    state: np.ndarray = field(repr=False)  #: int32 (N,)
+    action: np.ndarray = field(repr=False)  #: int32 (N,)
+    reward: np.ndarray = field(repr=False)  #: int32 (N,), scaled by reward_scale
+    next_state: np.ndarray = field(repr=False)  #: int32 (N,)
+    terminal: np.ndarray = field(repr=False)  #: int32 (N,), 0 or 1
+
+    def __post_init__(self) -> None:
+        n = None
+        for name in _FIELDS:
+            arr = np.asarray(getattr(self, name))
+            if arr.ndim != 1:
+                raise ValueError(f"Dataset.{name} must be one-dimensional, not {arr.shape}")
+            if arr.size and not np.issubdtype(arr.dtype, np.integer):
+                if not np.all(arr == np.round(arr)):
+                    raise ValueError(
+                        f"Dataset.{name} must hold integers; scale fractional rewards "
+                        f"with reward_scale"
+                    )
+            lo, hi = fixed_point.INT32_MIN, fixed_point.INT32_MAX
+            if arr.size and (arr.min() < lo or arr.max() > hi):
+                raise ValueError(f"Dataset.{name} has values outside the int32 range")
+            arr = np.ascontiguousarray(arr, dtype=np.int32)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+            if n is None:
+                n = arr.size
+            elif arr.size != n:
+                raise ValueError(
+                    f"Dataset fields differ in length: state has {n}, {name} has {arr.size}"
+                )
+        for name in ("n_states", "n_actions", "reward_scale"):
+            object.__setattr__(self, name, int(getattr(self, name)))
+        if self.env_id is not None:
+            object.__setattr__(self, "env_id", canonical_env_id(self.env_id))
+
+    def __len__(self) -> int:
+        return int(self.state.size)
+
+    @property
+    def n_transitions(self) -> int:
+        """Number of transitions."""
+        return len(self)
+
+    def validate(self) -> Dataset:
+        """Check that every field fits the table and the format; return ``self``.
+
+        Raises:
+            ValueError: a table size or the reward scale is below 1, a state, next state
+                or action lies outside the table, or a terminal flag is not 0 or 1.
+        """
+        if self.n_states < 1 or self.n_actions < 1:
+            raise ValueError(
+                f"the table must have at least one state and one action, not "
+                f"{self.n_states} x {self.n_actions}"
+            )
+        if self.reward_scale < 1:
+            raise ValueError(f"reward_scale must be >= 1, not {self.reward_scale}")
+        for name, limit, what in (
+            ("state", self.n_states, "n_states"),
+            ("next_state", self.n_states, "n_states"),
+            ("action", self.n_actions, "n_actions"),
+        ):
+            arr = getattr(self, name)
+            bad = np.flatnonzero((arr < 0) | (arr >= limit))
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(
+                    f"transition {i} has {name}={int(arr[i])}, outside the table "
+                    f"(0..{limit - 1}); {bad.size} transition(s) are out of range; "
+                    f"give a larger {what} or fix the data"
+                )
+        bad = np.flatnonzero((self.terminal != 0) & (self.terminal != 1))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"transition {i} has terminal={int(self.terminal[i])}; use 0 or 1")
+        return self
+
+    def rewards_f32(self) -> np.ndarray:
+        """Float32 rewards as the FP32 learners use them: ``float32(reward / reward_scale)``
+        (the quotient computed in float64, then rounded once to float32)."""
+        return fixed_point.scaled_to_f32(self.reward, self.reward_scale)
+
+    def rewards_q16(self) -> np.ndarray:
+        """Int32 Q15.16 rewards as the INT32 learners use them: ``reward * 65536 /
+        reward_scale`` rounded half to even, exactly.
+
+        Raises:
+            ValueError: a reward falls outside the Q15.16 range [-32768, 32768).
+        """
+        return fixed_point.scaled_to_q16(self.reward, self.reward_scale)
+
+    def select(self, indices: np.ndarray | slice) -> Dataset:
+        """A new dataset of the transitions at ``indices`` (in that order)."""
+        return Dataset(
+            self.env_id,
+            self.n_states,
+            self.n_actions,
+            self.reward_scale,
+            *(getattr(self, name)[indices] for name in _FIELDS),
+        )
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Save to an ``.npz`` file (``np.savez``; appended if ``path`` lacks it).
+
+        :func:`load` restores the dataset exactly. Returns the path written.
+        """
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        np.savez(
+            path,
+            format=np.array(_FORMAT),
+            env_id=np.array(self.env_id or ""),
+            n_states=np.int64(self.n_states),
+            n_actions=np.int64(self.n_actions),
+            reward_scale=np.int64(self.reward_scale),
+            **{name: getattr(self, name) for name in _FIELDS},
+        )
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Dataset:
+        """Load a dataset that :meth:`save` wrote (same as :func:`load`)."""
+        return load(path)
+
+    def save_swiftrl_text(self, path: str | os.PathLike) -> Path:
+        """Write SwiftRL's text format, one ``state action reward next_state`` per line.
+
+        The terminal flags are not written (the format has no column for them). Rewards
+        are written as integers when ``reward_scale`` is 1, else as the shortest decimal
+        of the float64 ``reward / reward_scale``; with ``reward_scale`` 1 or 65536 the
+        round trip through :func:`load_swiftrl_text` (with the env, for the terminal
+        flags) is exact.
+        """
+        path = Path(path)
+        if self.reward_scale == 1:
+            rewards = [str(int(r)) for r in self.reward]
+        else:
+            rewards = [repr(float(r) / self.reward_scale) for r in self.reward]
+        with open(path, "w") as f:
+            for s, a, r, s2 in zip(
+                self.state.tolist(), self.action.tolist(), rewards, self.next_state.tolist(),
+                strict=True,
+            ):
+                f.write(f"{s} {a} {r} {s2}\n")
+        return path
+
+
+def load(path: str | os.PathLike) -> Dataset:
+    """Load a dataset saved by :meth:`Dataset.save` (exact round trip).
+
+    Raises:
+        ValueError: the file is not a dataset file.
+    """
+    with np.load(path, allow_pickle=False) as z:
+        if "format" not in z or str(z["format"]) != _FORMAT:
+            raise ValueError(
+                f"{path} is not an rl dataset file (no '{_FORMAT}' marker); "
+                f"write one with Dataset.save, or read SwiftRL text with load_swiftrl_text"
+            )
+        env_id = str(z["env_id"]) or None
+        return Dataset(
+            env_id,
+            int(z["n_states"]),
+            int(z["n_actions"]),
+            int(z["reward_scale"]),
+            *(z[name] for name in _FIELDS),
+        )
+
+
+def _reward_scale_of(values: np.ndarray) -> int:
+    """1 when every value is a whole number, else :data:`FRACTIONAL_REWARD_SCALE`."""
+    return 1 if np.all(values == np.round(values)) else FRACTIONAL_REWARD_SCALE
+
+
+def _scale_rewards(values: np.ndarray, scale: int) -> np.ndarray:
+    raw = np.rint(np.asarray(values, dtype=np.float64) * scale)
+    if np.any((raw < fixed_point.INT32_MIN) | (raw > fixed_point.INT32_MAX)):
+        raise ValueError(
+            f"rewards up to {np.abs(values).max()!r} do not fit int32 at reward_scale={scale}"
+        )
+    return raw.astype(np.int32)
+
+
+def _policy_cdf(policy, n_states: int, n_actions: int) -> np.ndarray | None:
+    """None for the uniform policy, else the (S, A) cumulative action probabilities."""
+    if isinstance(policy, str):
+        if policy != "uniform":
+            raise ValueError(
+                f"unknown behaviour policy {policy!r}; use 'uniform' or an (n_states, "
+                f"n_actions) array of action probabilities"
+            )
+        return None
+    p = np.asarray(policy, dtype=np.float64)
+    if p.shape != (n_states, n_actions):
+        raise ValueError(
+            f"a behaviour policy array must have shape ({n_states}, {n_actions}) "
+            f"(states x actions), not {p.shape}"
+        )
+    if np.any(p < 0) or not np.allclose(p.sum(axis=1), 1.0):
+        raise ValueError("each row of a behaviour policy must be probabilities summing to 1")
+    return np.cumsum(p, axis=1)
+
+
+def _draw_actions(cdf: np.ndarray | None, states: np.ndarray, n_actions: int, rng) -> np.ndarray:
+    if cdf is None:
+        return rng.integers(0, n_actions, size=states.shape)
+    u = rng.random(states.shape)
+    a = (cdf[states] <= u[..., None]).sum(axis=-1)
+    return np.minimum(a, n_actions - 1)
+
+
+def collect(
+    env_id: str,
+    n_transitions: int,
+    seed: int = 0,
+    policy="uniform",
+    method: str = "model",
+    n_streams: int | None = None,
+) -> Dataset:
+    """Collect ``n_transitions`` transitions of ``env_id`` with a behaviour policy.
+
+    ``policy`` is ``"uniform"`` (uniformly random actions) or an ``(n_states, n_actions)``
+    array of action probabilities.
+
+    ``method="model"`` (default, vectorised, about a second per million transitions)
+    samples the environment's own transition model ``env.unwrapped.P`` and initial-state
+    distribution with numpy: ``n_streams`` independent copies of the environment
+    (default ``clip(n_transitions // 1000, 1, 1024)``) run side by side, each starting
+    with a reset; an episode ends when the transition is terminated (``terminal = 1``)
+    or when the env's TimeLimit is reached (a truncation: ``terminal = 0``), and the next
+    step starts a new episode. The dataset holds stream 0's transitions in order, then
+    stream 1's, and so on. ``method="env"`` steps the real gymnasium environment (with
+    its wrappers) one transition at a time: slow, but the ground truth the model sampler
+    is tested against. Both are deterministic for a given ``seed``, but they draw
+    different random numbers, so they agree in distribution, not transition by transition.
+
+    Raises:
+        ValueError: unknown environment or method, bad policy, or a negative count.
+    """
+    model = tabular_model(env_id)
+    if n_transitions < 0:
+        raise ValueError(f"n_transitions must be >= 0, not {n_transitions}")
+    if method not in COLLECT_METHODS:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(COLLECT_METHODS)}")
+    cdf = _policy_cdf(policy, model.n_states, model.n_actions)
+    scale = _reward_scale_of(model.reward)
+    if method == "env":
+        s, a, r, s2, term = _collect_env(model, n_transitions, seed, cdf)
+    else:
+        s, a, r, s2, term = _collect_model(model, n_transitions, seed, cdf, n_streams)
+    return Dataset(
+        model.env_id,
+        model.n_states,
+        model.n_actions,
+        scale,
+        s,
+        a,
+        _scale_rewards(r, scale),
+        s2,
+        term,
+    )
+
+
+def _collect_model(
+    model: TabularModel, n: int, seed: int, cdf: np.ndarray | None, n_streams: int | None
+):
+    rng = np.random.default_rng(seed)
+    w = n_streams if n_streams is not None else min(max(n // 1000, 1), 1024)
+    if w < 1:
+        raise ValueError(f"n_streams must be >= 1, not {n_streams}")
+    steps = -(-n // w) if n else 0
+    n_actions = model.n_actions
+    cum = np.cumsum(model.prob, axis=2)
+    last = model.n_outcomes.astype(np.int64) - 1
+    init_cdf = np.cumsum(model.initial)
+    init_cdf /= init_cdf[-1]
+    limit = model.max_episode_steps
+
+    def reset(count: int) -> np.ndarray:
+        idx = np.searchsorted(init_cdf, rng.random(count), side="right")
+        return np.minimum(idx, model.n_states - 1)
+
+    out_s = np.empty((steps, w), dtype=np.int32)
+    out_a = np.empty((steps, w), dtype=np.int32)
+    out_r = np.empty((steps, w), dtype=np.float64)
+    out_s2 = np.empty((steps, w), dtype=np.int32)
+    out_t = np.empty((steps, w), dtype=np.int32)
+    s = reset(w)
+    t = np.zeros(w, dtype=np.int64)
+    for j in range(steps):
+        a = _draw_actions(cdf, s, n_actions, rng)
+        u = rng.random(w)
+        # gymnasium's categorical_sample: the first outcome whose cumulative p exceeds u.
+        k = np.minimum((cum[s, a] <= u[:, None]).sum(axis=1), last[s, a])
+        s2 = model.next_state[s, a, k]
+        term = model.terminated[s, a, k]
+        out_s[j], out_a[j], out_r[j] = s, a, model.reward[s, a, k]
+        out_s2[j], out_t[j] = s2, term
+        t += 1
+        done = term if limit is None else term | (t >= limit)
+        n_done = int(done.sum())
+        if n_done:
+            s2 = s2.copy()
+            s2[done] = reset(n_done)
+            t[done] = 0
+        s = s2
+    # stream-major order: each stream's episodes stay contiguous
+    return tuple(arr.T.reshape(-1)[:n] for arr in (out_s, out_a, out_r, out_s2, out_t))
+
+
+def _collect_env(model: TabularModel, n: int, seed: int, cdf: np.ndarray | None):
+    rng = np.random.default_rng(seed)
+    env = make_env(model.env_id)
+    out = np.empty((5, n), dtype=np.float64)
+    try:
+        s, _ = env.reset(seed=seed)
+        for i in range(n):
+            a = int(_draw_actions(cdf, np.array([s]), model.n_actions, rng)[0])
+            s2, r, terminated, truncated, _ = env.step(a)
+            out[:, i] = (s, a, r, s2, terminated)
+            s = env.reset()[0] if terminated or truncated else s2
+    finally:
+        env.close()
+    s, a, r, s2, t = out
+    return s.astype(np.int32), a.astype(np.int32), r, s2.astype(np.int32), t.astype(np.int32)
+
+
+def load_swiftrl_text(
+    path: str | os.PathLike,
+    env_id: str | None = None,
+    n_states: int | None = None,
+    n_actions: int | None = None,
+) -> Dataset:
+    """Read SwiftRL's text format: one ``state action reward next_state`` per line.
+
+    Fields are separated by whitespace (commas are accepted too); blank lines and lines
+    starting with ``#`` are skipped. States and actions must be whole numbers. Rewards
+    that are all whole numbers give ``reward_scale = 1``; otherwise every reward is
+    stored in fixed point, ``round_half_even(reward * 65536)`` with ``reward_scale =
+    65536``.
+
+    The format has no terminal column. With ``env_id`` given, ``terminal[i]`` is the
+    ``terminated`` flag the environment's model gives the outcome ``next_state`` of
+    ``(state, action)`` (FrozenLake: entering a hole or the goal; Taxi: a successful
+    drop-off; CliffWalking: reaching the goal), and a transition the model cannot make
+    is an error. Without ``env_id`` every ``terminal`` is 0 (every transition
+    bootstraps), and the table size is ``n_states`` x ``n_actions`` or, where not given,
+    one more than the largest state / action in the file.
+
+    Raises:
+        ValueError: a malformed line (its number is given), an unknown ``env_id``, a
+            table size that contradicts the environment's or the data, or (with
+            ``env_id``) a transition the environment cannot make.
+    """
+    model = tabular_model(env_id) if env_id is not None else None
+    rows: list[list[str]] = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            parts = line.replace(",", " ").split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            if len(parts) != 4:
+                raise ValueError(
+                    f"{path}:{lineno}: expected 4 fields 'state action reward next_state', "
+                    f"got {len(parts)}: {line.strip()!r}"
+                )
+            rows.append(parts)
+    try:
+        values = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    except ValueError:
+        for lineno, parts in enumerate(rows, 1):
+            try:
+                [float(p) for p in parts]
+            except ValueError:
+                raise ValueError(
+                    f"{path}: data line {lineno} has a field that is not a number: "
+                    f"{' '.join(parts)!r}"
+                ) from None
+        raise
+    s_f, a_f, r, s2_f = values.T
+    for name, col in (("state", s_f), ("action", a_f), ("next_state", s2_f)):
+        bad = np.flatnonzero((col != np.round(col)) | ~np.isfinite(col))
+        if bad.size:
+            raise ValueError(
+                f"{path}: data line {int(bad[0]) + 1} has {name}={col[bad[0]]!r}; "
+                f"states and actions must be whole numbers"
+            )
+    s, a, s2 = (c.astype(np.int64) for c in (s_f, a_f, s2_f))
+    if not np.all(np.isfinite(r)):
+        raise ValueError(f"{path}: a reward is not a finite number")
+    scale = _reward_scale_of(r)
+    reward = _scale_rewards(r, scale)
+
+    if model is not None:
+        for given, real, what in ((n_states, model.n_states, "n_states"),
+                                  (n_actions, model.n_actions, "n_actions")):
+            if given is not None and given != real:
+                raise ValueError(
+                    f"{what}={given} contradicts {model.env_id}, which has {real}; "
+                    f"omit {what} or pass env_id=None"
+                )
+        n_states, n_actions = model.n_states, model.n_actions
+    else:
+        n_states = n_states if n_states is not None else int(max(s.max(initial=-1),
+                                                                  s2.max(initial=-1)) + 1)
+        n_actions = n_actions if n_actions is not None else int(a.max(initial=-1) + 1)
+        n_states, n_actions = max(n_states, 1), max(n_actions, 1)
+    ds = Dataset(
+        model.env_id if model is not None else None,
+        n_states, n_actions, scale, s, a, reward, s2, np.zeros(s.size, dtype=np.int32),
+    )
+    ds.validate()
+    if model is None or len(ds) == 0:
+        return ds
+    k = np.arange(model.prob.shape[2])[None, :]
+    outcome = model.next_state[s, a] == s2[:, None]
+    outcome &= k < model.n_outcomes[s, a][:, None]
+    possible = outcome.any(axis=1)
+    if not possible.all():
+        i = int(np.flatnonzero(~possible)[0])
+        raise ValueError(
+            f"{path}: data line {i + 1} ({s[i]} {a[i]} ... {s2[i]}) is not a transition "
+            f"{model.env_id} can make; check env_id (known: {', '.join(known_env_ids())}) "
+            f"or pass env_id=None to load it without terminal flags"
+        )
+    terminal = (outcome & model.terminated[s, a]).any(axis=1).astype(np.int32)
+    return Dataset(ds.env_id, n_states, n_actions, scale, s, a, reward, s2, terminal)
