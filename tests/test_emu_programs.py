@@ -73,3 +73,28 @@ def test_a_program_run_directly_explains_itself():
     result = run([build_dpu("faults.c")])
     assert result.returncode == 2
     assert "load it with dpu_load()" in result.stderr or "dpu_load()" in result.stderr
+
+
+def test_emulator_sources_build_without_warnings(tmp_path):
+    from pyupmem import emu
+
+    src = emu.SOURCE_DIR / "src"
+    common = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", f"-I{src}"]
+    host = [
+        *common,
+        f"-I{emu.SOURCE_DIR / 'include' / 'host'}",
+        *map(str, (src / "host").glob("*.c")),
+    ]
+    runtime = [
+        *common,
+        "-idirafter",
+        str(emu.SOURCE_DIR / "include" / "dpu"),
+        *map(str, (src / "runtime").glob("*.c")),
+    ]
+    for name, flags in (("libdpu.so", host), ("libdpurt.so", runtime)):
+        result = subprocess.run(
+            [emu.host_compiler(), "-O2", *flags, "-o", str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0 and result.stderr == "", result.stderr

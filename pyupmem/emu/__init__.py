@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import platform
 import shutil
 import stat
 import subprocess
@@ -72,22 +73,53 @@ class Emulator:
         return f'export PATH="{self.bin_dir}:$PATH"\nexport UPMEM_EMU_HOME="{self.root}"\n'
 
 
-def _source_digest() -> str:
+def host_compiler() -> str:
+    """The C compiler the emulator and DPU programs are built with: ``$CC``, else the first of
+    ``cc``, ``gcc``, ``clang`` on PATH."""
+    explicit = os.environ.get("CC")
+    if explicit:
+        return explicit
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return name
+    raise EmulatorBuildError("no C compiler found: install gcc (or set CC)")
+
+
+def _source_digest(compiler: str) -> str:
     digest = hashlib.sha256()
     for path in sorted(SOURCE_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".c", ".h", ".S", ".ld", ".in", ""}:
-            if "__pycache__" in path.parts:
-                continue
+        if path.is_file() and path.suffix in {".c", ".h", ".S", ".ld", ".in"}:
             digest.update(str(path.relative_to(SOURCE_DIR)).encode())
             digest.update(path.read_bytes())
-    compiler = os.environ.get("CC", "cc")
     digest.update(compiler.encode())
     return digest.hexdigest()[:16]
 
 
-def _write_tool(template: Path, target: Path, emulator: Emulator) -> None:
-    text = template.read_text()
-    text = text.replace("@ROOT@", str(emulator.root)).replace("@CC@", os.environ.get("CC", "cc"))
+def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str]) -> None:
+    command = [
+        compiler,
+        "-O2",
+        "-g",
+        "-std=gnu11",
+        "-Wall",
+        "-Wextra",
+        "-fPIC",
+        "-shared",
+        f"-I{SOURCE_DIR / 'src'}",
+        *flags,
+        "-o",
+        str(output),
+        *map(str, sources),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise EmulatorBuildError(
+            f"building {output.name} failed:\n$ {' '.join(command)}\n{result.stdout}{result.stderr}"
+        )
+
+
+def _write_tool(template: Path, target: Path, emulator: Emulator, compiler: str) -> None:
+    text = template.read_text().replace("@ROOT@", str(emulator.root)).replace("@CC@", compiler)
     target.write_text(text)
     target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
@@ -100,11 +132,12 @@ def build(force: bool = False) -> Emulator:
     for one another through a lock file.
 
     Raises:
-        EmulatorBuildError: the C compiler failed; the message carries its output.
+        EmulatorBuildError: no C compiler, or it failed; the message carries its output.
     """
+    compiler = host_compiler()
     base = cache_dir() / "emulator"
     base.mkdir(parents=True, exist_ok=True)
-    emulator = Emulator(base / _source_digest())
+    emulator = Emulator(base / _source_digest(compiler))
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = emulator.root / ".complete"
@@ -113,19 +146,34 @@ def build(force: bool = False) -> Emulator:
         if emulator.root.exists():
             shutil.rmtree(emulator.root)
         (emulator.root / "bin").mkdir(parents=True)
+        (emulator.root / "lib").mkdir()
         shutil.copytree(SOURCE_DIR / "include", emulator.root / "include")
         shutil.copy(SOURCE_DIR / "toolchain" / "mram.ld", emulator.root / "mram.ld")
-        result = subprocess.run(
-            ["make", "-s", "-C", str(SOURCE_DIR), f"BUILD={emulator.root}"],
-            capture_output=True,
-            text=True,
+        src = SOURCE_DIR / "src"
+        _compile(
+            compiler,
+            emulator.libdpu,
+            sorted((src / "host").glob("*.c")),
+            [f"-I{SOURCE_DIR / 'include' / 'host'}", "-Wl,-soname,libdpu.so", "-lpthread"],
         )
-        if result.returncode != 0:
-            raise EmulatorBuildError(
-                f"building the emulator failed (make exit {result.returncode}):\n"
-                f"{result.stdout}{result.stderr}"
-            )
+        runtime = sorted((src / "runtime").glob("*.c"))
+        if platform.machine() in ("x86_64", "AMD64"):
+            runtime.append(src / "runtime" / "switch_x86_64.S")
+        # -idirafter: the DPU headers (defs.h, mram.h ...) without shadowing libc's stdio.h.
+        _compile(
+            compiler,
+            emulator.libdpurt,
+            runtime,
+            [
+                "-idirafter",
+                str(SOURCE_DIR / "include" / "dpu"),
+                "-Wl,-soname,libdpurt.so",
+                "-ldl",
+                "-lpthread",
+            ],
+        )
         for tool in ("dpu-upmem-dpurte-clang", "dpu-pkg-config"):
-            _write_tool(SOURCE_DIR / "toolchain" / f"{tool}.in", emulator.bin_dir / tool, emulator)
+            template = SOURCE_DIR / "toolchain" / f"{tool}.in"
+            _write_tool(template, emulator.bin_dir / tool, emulator, compiler)
         done.touch()
     return emulator
