@@ -34,6 +34,7 @@ EXPECTED = {
     "mram_while_running": 12,  # DPU_ERR_MRAM_BUSY
     "wram_while_running": 20,  # DPU_ERR_DPU_ALREADY_RUNNING
     "launch_while_running": 20,
+    "sync_with_short_timeout": 27,  # DPU_ERR_TIMEOUT (the emulator's dpu_emu_sync_timeout)
     "status_done_while_running": 0,
     "sync": 0,
     "status_done_after_sync": 1,

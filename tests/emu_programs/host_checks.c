@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     REPORT("mram_while_running", dpu_copy_to(set, "buffer", 0, bytes, 8));
     REPORT("wram_while_running", dpu_copy_to(set, "mode", 0, bytes, 4));
     REPORT("launch_while_running", dpu_launch(set, DPU_ASYNCHRONOUS));
+    REPORT("sync_with_short_timeout", dpu_emu_sync_timeout(set, 10));
     bool done = true, fault = true;
     DPU_ASSERT(dpu_status(set, &done, &fault));
     REPORT("status_done_while_running", done);

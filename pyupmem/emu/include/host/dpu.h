@@ -179,6 +179,11 @@ dpu_error_t dpu_log_read(struct dpu_set_t set, FILE *stream);
 /* Returns a string allocated with malloc: the caller may free() it (SDK 2025.1). */
 char *dpu_error_to_string(dpu_error_t status);
 
+/* pyupmem's emulator defines PYUPMEM_EMULATOR and one extension: dpu_sync with a time
+ * limit in milliseconds (0: none); DPU_ERR_TIMEOUT when the DPUs still run. */
+#define PYUPMEM_EMULATOR 1
+dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms);
+
 /* Iteration: DPU_FOREACH(set, dpu) or DPU_FOREACH(set, dpu, index). */
 #define _DPU_FOREACH_2(set, dpu)                                                                   \
     for (struct dpu_set_dpu_iterator_t __dpu_it = dpu_set_dpu_iterator_from(&(set));             \

@@ -89,7 +89,7 @@ void emu_release_program(struct dpu_program_t *program);
 dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_program_t *program);
 
 /* launch.c */
-dpu_error_t emu_wait(struct emu_range range, bool for_load);
+dpu_error_t emu_wait(struct emu_range range, bool for_load, uint32_t timeout_ms);
 void emu_stop_workers(struct emu_allocation *allocation, uint32_t first, uint32_t count);
 void emu_reap_zygotes(struct emu_allocation *allocation, bool block);
 

@@ -53,10 +53,18 @@ void emu_reap_zygotes(struct emu_allocation *allocation, bool block)
     }
 }
 
-dpu_error_t emu_wait(struct emu_range range, bool for_load)
+static uint64_t monotonic_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+dpu_error_t emu_wait(struct emu_range range, bool for_load, uint32_t timeout_ms)
 {
     struct emu_control *control = range.allocation->control;
     uint32_t busy = for_load ? EMU_LOADING : EMU_RUNNING;
+    uint64_t deadline = timeout_ms ? monotonic_ms() + timeout_ms : 0;
     for (;;) {
         uint32_t generation = atomic_load(&control->generation);
         uint32_t pending = 0;
@@ -73,9 +81,28 @@ dpu_error_t emu_wait(struct emu_range range, bool for_load)
         /* Others still run: the last DPU to finish would not be one of ours. */
         if (for_load || atomic_load(&control->running) > pending)
             atomic_store(&control->wake_each, 1);
-        futex_wait(&control->generation, generation, 200);
+        long nap = 200;
+        if (deadline) {
+            uint64_t now = monotonic_ms();
+            if (now >= deadline) {
+                atomic_store(&control->wake_each, 0);
+                return DPU_ERR_TIMEOUT;
+            }
+            nap = deadline - now < 200 ? (long)(deadline - now) : 200;
+        }
+        futex_wait(&control->generation, generation, nap);
         emu_reap_zygotes(range.allocation, false);
     }
+}
+
+/* pyupmem's extension to libdpu: dpu_sync with a time limit (0: none), returning
+ * DPU_ERR_TIMEOUT when the DPUs still run. Lets a caller stay interruptible (Ctrl-C in
+ * Python) while it waits. */
+dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms)
+{
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    return status != DPU_OK ? status : emu_wait(range, false, timeout_ms);
 }
 
 void emu_stop_workers(struct emu_allocation *allocation, uint32_t first, uint32_t count)
@@ -136,7 +163,7 @@ dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
         atomic_fetch_add(&slot->command_seq, 1);
         futex_wake(&slot->command_seq, 1);
     }
-    return policy == DPU_SYNCHRONOUS ? emu_wait(range, false) : DPU_OK;
+    return policy == DPU_SYNCHRONOUS ? emu_wait(range, false, 0) : DPU_OK;
 }
 
 dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
@@ -160,7 +187,7 @@ dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
 {
     struct emu_range range;
     dpu_error_t status = emu_resolve(dpu_set, &range);
-    return status != DPU_OK ? status : emu_wait(range, false);
+    return status != DPU_OK ? status : emu_wait(range, false, 0);
 }
 
 dpu_error_t dpu_callback(struct dpu_set_t dpu_set,

@@ -145,7 +145,7 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
         allocation->dpus[i].program = program;
         allocation->dpus[i].xfer_buffer = NULL;
     }
-    status = emu_wait(range, true);
+    status = emu_wait(range, true, 0);
     if (program_out != NULL)
         *program_out = program;
     return status;
