@@ -1,0 +1,77 @@
+"""pyupmem: program UPMEM processing-in-memory systems from Python.
+
+The same code runs on UPMEM hardware, on the SDK's simulator, and on the bundled
+emulator (:mod:`pyupmem.emu`), whichever libdpu :func:`find_backend` picks::
+
+    import numpy as np
+    import pyupmem as pim
+
+    program = pim.build_program("vecadd.c", nr_tasklets=16)
+    with pim.DpuSet(64) as dpus:
+        dpus.load(program)
+        dpus.scatter("A", a.reshape(64, -1))
+        dpus.launch()
+        c = dpus.gather("C", np.int32, 1024)
+
+Modules: :mod:`pyupmem.dpuset` (sets, transfers, launches, logs), :mod:`pyupmem.build`
+(compiling DPU programs), :mod:`pyupmem.backend` (finding libdpu), :mod:`pyupmem.errors`,
+:mod:`pyupmem.timing`, and :mod:`pyupmem._libdpu` (the raw ctypes layer).
+"""
+
+from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
+from pyupmem.backend import Backend, default_backend, find_backend
+from pyupmem.build import build_program
+from pyupmem.dpuset import ALL, Dpu, DpuSet, DpuStatus, LoadedProgram, Rank
+from pyupmem.errors import (
+    BackendError,
+    CompileError,
+    DpuAccessError,
+    DpuAllocationError,
+    DpuBusyError,
+    DpuError,
+    DpuFaultError,
+    DpuProfileError,
+    DpuProgramError,
+    DpuSetError,
+    DpuSymbolError,
+    PyUpmemError,
+)
+from pyupmem.program import Program, Symbol
+from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
+
+__version__ = "0.1.0"
+"""The package version."""
+
+__all__ = [
+    "ALL",
+    "Backend",
+    "BackendError",
+    "CPU_DPU",
+    "CompileError",
+    "DPU_CPU",
+    "DPU_KERNEL",
+    "DPU_MRAM_HEAP_POINTER_NAME",
+    "Dpu",
+    "DpuAccessError",
+    "DpuAllocationError",
+    "DpuBusyError",
+    "DpuError",
+    "DpuFaultError",
+    "DpuProfileError",
+    "DpuProgramError",
+    "DpuSet",
+    "DpuSetError",
+    "DpuStatus",
+    "DpuSymbolError",
+    "INTER_DPU",
+    "LoadedProgram",
+    "PHASES",
+    "PhaseTimer",
+    "Program",
+    "PyUpmemError",
+    "Rank",
+    "Symbol",
+    "build_program",
+    "default_backend",
+    "find_backend",
+]

@@ -1,0 +1,79 @@
+"""Command line: ``python -m pyupmem info`` and ``python -m pyupmem env``.
+
+``info`` prints the backend pyupmem picks, its library, the DPU compiler, and how many
+DPUs and ranks can be allocated. ``env`` prints the shell lines that put the emulator's
+toolchain (``dpu-upmem-dpurte-clang``, ``dpu-pkg-config``) on PATH::
+
+    eval "$(python -m pyupmem env)"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from pyupmem.backend import find_backend
+from pyupmem.errors import PyUpmemError
+
+
+def _info(args: argparse.Namespace) -> int:
+    backend = find_backend(args.backend, args.library)
+    facts: dict[str, object] = {
+        "backend": backend.kind,
+        "library": backend.library,
+        "compiler": str(backend.compiler) if backend.compiler else None,
+        "profile": args.profile,
+    }
+    try:
+        dpus, ranks = backend.capacity(args.profile)
+        facts["dpus"] = dpus
+        facts["ranks"] = ranks
+    except PyUpmemError as error:
+        facts["dpus"] = 0
+        facts["ranks"] = 0
+        facts["error"] = str(error)
+    if args.json:
+        print(json.dumps(facts, indent=2))
+    else:
+        print(f"backend:  {facts['backend']}")
+        print(f"library:  {facts['library']}")
+        print(f"compiler: {facts['compiler'] or '(none found)'}")
+        if args.profile:
+            print(f"profile:  {args.profile}")
+        print(f"DPUs:     {facts['dpus']}")
+        print(f"ranks:    {facts['ranks']}")
+        if "error" in facts:
+            print(f"error:    {facts['error']}")
+    return 0 if "error" not in facts else 1
+
+
+def _env(args: argparse.Namespace) -> int:
+    from pyupmem import emu
+
+    sys.stdout.write(emu.build().shell_lines())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m pyupmem", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    info = commands.add_parser("info", help="backend, library, compiler, DPUs and ranks")
+    info.add_argument("--backend", choices=("emulator", "sdk"), help="force a backend")
+    info.add_argument("--library", help="path of a libdpu.so to use")
+    info.add_argument("--profile", default="", help="libdpu profile, e.g. nrRanks=2")
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(run=_info)
+    env = commands.add_parser("env", help="shell lines putting the emulator's toolchain on PATH")
+    env.set_defaults(run=_env)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except PyUpmemError as error:
+        print(f"pyupmem: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

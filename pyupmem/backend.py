@@ -1,0 +1,231 @@
+"""Finding and loading a ``libdpu``: UPMEM's SDK (hardware or its simulator) or the emulator.
+
+Order of choice, first match wins:
+
+1. An explicit backend, by argument or ``PYUPMEM_BACKEND`` (``emulator`` or ``sdk``),
+   overrides the search below: ``emulator`` uses the bundled emulator (built on first
+   use) and ``sdk`` uses the SDK's library and fails if there is none.
+2. An explicit library path, by argument or ``PYUPMEM_LIBDPU``.
+3. The SDK's library: ``$UPMEM_HOME/lib/libdpu.so``, then the system's (``/usr/lib``,
+   ``/usr/local/lib`` ..., then the dynamic loader's search).
+4. The bundled emulator.
+
+With ``backend="sdk"`` an explicit library path is used as the SDK's library, and with
+``backend="emulator"`` as an emulator build. The SDK's ``libdpu`` picks hardware or its
+simulator from the profile (``backend=hw`` / ``backend=simulator``).
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pyupmem import _libdpu as C
+from pyupmem.errors import BackendError, DpuError, make_error
+
+BackendKind = Literal["emulator", "sdk"]
+"""The two kinds of backend: ``"emulator"`` (bundled) or ``"sdk"`` (UPMEM's libdpu)."""
+
+BACKEND_ENV = "PYUPMEM_BACKEND"
+"""Environment variable naming the backend: ``emulator`` or ``sdk``."""
+LIBDPU_ENV = "PYUPMEM_LIBDPU"
+"""Environment variable giving the path of the libdpu to use."""
+
+_SYSTEM_LIB_DIRS = (
+    "/usr/lib",
+    "/usr/local/lib",
+    "/usr/lib64",
+    "/usr/lib/x86_64-linux-gnu",
+    "/opt/upmem/lib",
+)
+
+
+@dataclass
+class Backend:
+    """A loaded libdpu and the DPU compiler that goes with it.
+
+    Attributes:
+        kind: ``"emulator"`` or ``"sdk"``.
+        library: the path (or loader name) of the libdpu.
+        compiler: the ``dpu-upmem-dpurte-clang`` to build DPU programs with, if found.
+        lib: the typed ctypes binding (:class:`pyupmem._libdpu.LibDpu`).
+        root: the emulator build folder or the SDK's ``UPMEM_HOME``, when known.
+    """
+
+    kind: BackendKind
+    library: str
+    compiler: Path | None
+    lib: C.LibDpu = field(repr=False)
+    root: Path | None = None
+
+    def status_error(self, status: int, call: str, detail: str = "", **extra: object) -> DpuError:
+        """The exception for ``status`` returned by ``call``.
+
+        On the emulator the status is read in the 2024+ numbering. On the SDK the library's
+        own ``dpu_error_to_string`` names it, so that an SDK that numbers differently
+        (2020.x) still maps to the right exception class.
+        """
+        message = self.lib.error_string(status)
+        code = status
+        if self.kind == "sdk":
+            base = status & 0xFFFF if status & C.DPU_ERR_ASYNC_JOBS else status
+            mapped = C.ERROR_BY_MESSAGE.get(message)
+            if mapped is not None and mapped != base:
+                code = mapped
+        return make_error(code, call, message=message, detail=detail, **extra)
+
+    def check(self, status: int, call: str, detail: str = "") -> None:
+        """Raise :meth:`status_error` unless ``status`` is ``DPU_OK``."""
+        if status:
+            raise self.status_error(status, call, detail)
+
+    def capacity(self, profile: str = "") -> tuple[int, int]:
+        """``(DPUs, ranks)`` that ``dpu_alloc(DPU_ALLOCATE_ALL, profile)`` gives now.
+
+        Allocates every DPU, counts, and frees them again.
+        """
+        dpu_set = C.dpu_set_t()
+        lib = self.lib
+        self.check(
+            lib.dpu_alloc(C.DPU_ALLOCATE_ALL, profile.encode(), ctypes.byref(dpu_set)),  # type: ignore[attr-defined]
+            "dpu_alloc",
+        )
+        try:
+            dpus = ctypes.c_uint32()
+            ranks = ctypes.c_uint32()
+            self.check(lib.dpu_get_nr_dpus(dpu_set, ctypes.byref(dpus)), "dpu_get_nr_dpus")  # type: ignore[attr-defined]
+            self.check(lib.dpu_get_nr_ranks(dpu_set, ctypes.byref(ranks)), "dpu_get_nr_ranks")  # type: ignore[attr-defined]
+        finally:
+            lib.dpu_free(dpu_set)  # type: ignore[attr-defined]
+        return dpus.value, ranks.value
+
+
+_cache: dict[tuple[str | None, str | None], Backend] = {}
+
+
+def _sdk_library(upmem_home: str | None) -> str | None:
+    if upmem_home:
+        candidate = Path(upmem_home) / "lib" / "libdpu.so"
+        if candidate.is_file():
+            return str(candidate)
+    for directory in _SYSTEM_LIB_DIRS:
+        candidate = Path(directory) / "libdpu.so"
+        if candidate.is_file():
+            return str(candidate)
+    return ctypes.util.find_library("dpu")
+
+
+def _sdk_compiler(library: str, upmem_home: str | None) -> Path | None:
+    candidates = []
+    if upmem_home:
+        candidates.append(Path(upmem_home) / "bin" / "dpu-upmem-dpurte-clang")
+    library_path = Path(library)
+    if library_path.is_absolute():
+        candidates.append(library_path.parent.parent / "bin" / "dpu-upmem-dpurte-clang")
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    found = shutil.which("dpu-upmem-dpurte-clang")
+    return Path(found) if found else None
+
+
+def _is_emulator_library(library: str) -> bool:
+    root = Path(library).resolve().parent.parent
+    return (root / "include" / "dpu" / "_dpu_program.h").is_file()
+
+
+def _open_emulator(library: str | None) -> Backend:
+    if library is None:
+        from pyupmem import emu
+
+        emulator = emu.build()
+        library = str(emulator.libdpu)
+        root = emulator.root
+        compiler: Path | None = emulator.dpu_compiler
+    else:
+        root = Path(library).resolve().parent.parent
+        compiler = root / "bin" / "dpu-upmem-dpurte-clang"
+        if not compiler.is_file():
+            compiler = None
+    try:
+        lib = C.LibDpu.open(library, frees_error_strings=True)
+    except OSError as error:
+        raise BackendError(f"cannot load the emulator's libdpu {library}: {error}") from error
+    return Backend("emulator", library, compiler, lib, root)
+
+
+def _open_sdk(library: str) -> Backend:
+    upmem_home = os.environ.get("UPMEM_HOME")
+    try:
+        # Never free dpu_error_to_string's result on the SDK: 2020.x returns static strings
+        # and 2024.2 keeps them; leaking one string per status beats a double free.
+        lib = C.LibDpu.open(library, frees_error_strings=False)
+    except OSError as error:
+        raise BackendError(f"cannot load the SDK's libdpu {library}: {error}") from error
+    return Backend(
+        "sdk",
+        library,
+        _sdk_compiler(library, upmem_home),
+        lib,
+        Path(upmem_home) if upmem_home else None,
+    )
+
+
+def find_backend(backend: str | None = None, library: str | os.PathLike | None = None) -> Backend:
+    """Find, load and return a backend (see the module documentation for the order).
+
+    Args:
+        backend: ``"emulator"`` or ``"sdk"``; default ``$PYUPMEM_BACKEND``, else automatic.
+        library: path of a libdpu; default ``$PYUPMEM_LIBDPU``.
+
+    Results are cached per (backend, library), so the library is loaded once per process.
+
+    Raises:
+        BackendError: an unknown backend name, no SDK library for ``backend="sdk"``, or a
+            library that cannot be loaded.
+    """
+    kind = backend if backend is not None else (os.environ.get(BACKEND_ENV) or None)
+    path = os.fspath(library) if library is not None else (os.environ.get(LIBDPU_ENV) or None)
+    if kind is not None:
+        kind = kind.strip().lower()
+        if kind in ("emu", "emulated"):
+            kind = "emulator"
+        if kind not in ("emulator", "sdk"):
+            raise BackendError(
+                f"unknown backend {kind!r}: use 'emulator' or 'sdk' "
+                f"(argument backend= or ${BACKEND_ENV})"
+            )
+    key = (kind, path)
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    if kind == "emulator":
+        result = _open_emulator(path)
+    elif kind == "sdk":
+        sdk = path or _sdk_library(os.environ.get("UPMEM_HOME"))
+        if sdk is None:
+            raise BackendError(
+                "backend 'sdk' was asked for but no libdpu.so was found "
+                "($UPMEM_HOME/lib, /usr/lib, the loader's path); install the UPMEM SDK, "
+                f"set UPMEM_HOME or {LIBDPU_ENV}, or use {BACKEND_ENV}=emulator"
+            )
+        result = _open_sdk(sdk)
+    elif path is not None:
+        if _is_emulator_library(path):
+            result = _open_emulator(path)
+        else:
+            result = _open_sdk(path)
+    else:
+        sdk = _sdk_library(os.environ.get("UPMEM_HOME"))
+        result = _open_sdk(sdk) if sdk is not None else _open_emulator(None)
+    _cache[key] = result
+    return result
+
+
+def default_backend() -> Backend:
+    """The backend that :func:`find_backend` chooses with no arguments (cached)."""
+    return find_backend()

@@ -1,0 +1,1071 @@
+"""The Pythonic layer: sets of DPUs, their programs, transfers, launches and logs.
+
+A :class:`DpuSet` owns DPUs allocated from libdpu and frees them when it is closed (it is
+a context manager). It is a sequence of :class:`Dpu`; :attr:`DpuSet.ranks` gives its
+:class:`Rank` objects. DPUs and ranks are views on the set: they offer the same
+operations, restricted to themselves, and become unusable once the set is freed.
+
+Transfers take numpy arrays or any object with the buffer protocol and pass their memory
+to libdpu without copying (a non-contiguous input array is first made contiguous).
+Sizes and offsets are checked against the memory rules before any libdpu call:
+
+- MRAM symbols: offset and size multiples of 8 bytes (``DPU_ERR_INVALID_MRAM_ACCESS``);
+- WRAM symbols: offset and size multiples of 4 bytes (``DPU_ERR_INVALID_WRAM_ACCESS``);
+- ``offset + size`` within the symbol (``DPU_ERR_INVALID_SYMBOL_ACCESS``);
+- a scatter needs one equal share per DPU (``DPU_ERR_INVALID_BUFFER_SIZE``) unless it is
+  asked to pad them.
+
+Each of these raises :class:`~pyupmem.errors.DpuAccessError` with the code named and
+``before_call`` set; the set stays usable.
+
+Example::
+
+    import numpy as np
+    from pyupmem import DpuSet, build_program
+
+    program = build_program("vecadd.c", nr_tasklets=16)
+    with DpuSet(64) as dpus:
+        dpus.load(program)
+        dpus.broadcast("n", np.uint32(1024))
+        dpus.scatter("A", a.reshape(64, -1))
+        dpus.launch()
+        c = dpus.gather("C", np.int32, 1024)   # shape (64, 1024)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pyupmem import _libdpu as C
+from pyupmem.backend import Backend, find_backend
+from pyupmem.errors import DpuError, DpuFaultError, make_error
+from pyupmem.program import Program, Symbol
+
+ALL = C.DPU_ALLOCATE_ALL
+"""Allocate every available DPU (or rank): ``DpuSet(ALL)``, the same as ``DpuSet()``."""
+
+_FALLBACK = object()  # a view without a program of its own uses its set's
+
+FAULT_PREFIX = "DPU fault: "
+"""The emulator starts the log line that explains a fault with this text."""
+
+
+class DpuStatus(NamedTuple):
+    """The result of :meth:`DpuSet.status`: whether the DPUs are done and whether any faulted."""
+
+    done: bool
+    fault: bool
+
+
+def _profile_text(profile: str | Mapping[str, object] | None) -> str:
+    if profile is None:
+        return ""
+    if isinstance(profile, str):
+        return profile
+    return ",".join(f"{key}={value}" for key, value in profile.items())
+
+
+def _as_input_array(data: Any) -> np.ndarray:
+    """A C-contiguous ndarray sharing ``data``'s memory (copied only if not contiguous)."""
+    if type(data) is np.ndarray:
+        array = data
+    elif isinstance(data, np.ndarray | np.generic):
+        array = np.asarray(data)
+    elif isinstance(data, int | float | complex | bool):
+        raise TypeError(
+            f"cannot transfer a Python {type(data).__name__}: its C type is ambiguous; "
+            "pass a numpy scalar (np.uint32(5)) or an array"
+        )
+    else:
+        try:
+            array = np.asarray(memoryview(data))
+        except TypeError as error:
+            raise TypeError(
+                f"cannot transfer {type(data).__name__}: pass a numpy array or an object "
+                "with the buffer protocol (bytes, bytearray, memoryview, array.array)"
+            ) from error
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return array
+
+
+_addressof = ctypes.addressof
+_c_char_from_buffer = ctypes.c_char.from_buffer
+
+
+def _address(array: np.ndarray) -> int:
+    """The address of a non-empty C-contiguous array's first byte (fast for writable ones)."""
+    try:
+        return _addressof(_c_char_from_buffer(array))
+    except (TypeError, ValueError):  # read-only, or empty
+        return array.ctypes.data
+
+
+class LoadedProgram(Mapping[str, Symbol]):
+    """A program loaded into a set: the :class:`Program` and its symbols by name.
+
+    It is a read-only mapping from symbol name to :class:`Symbol`, filled on demand
+    (libdpu can look a name up but not list them): ``loaded["A"]``, ``"A" in loaded``.
+    Iterating it lists the symbols looked up so far.
+
+    Attributes:
+        program: the program that was loaded.
+    """
+
+    def __init__(self, backend: Backend, program: Program, handle: ctypes.c_void_p):
+        self.program = program
+        self._backend = backend
+        self._handle = handle
+        self._symbols: dict[str, Symbol] = {}
+
+    def symbol(self, name: str) -> Symbol:
+        """The symbol ``name`` (``dpu_get_symbol``).
+
+        Raises:
+            DpuSymbolError: the program has no such symbol (``DPU_ERR_UNKNOWN_SYMBOL``).
+        """
+        found = self._symbols.get(name)
+        if found is not None:
+            return found
+        c_symbol = C.dpu_symbol_t()
+        lib = self._backend.lib
+        status = lib.dpu_get_symbol(self._handle, name.encode(), ctypes.byref(c_symbol))  # type: ignore[attr-defined]
+        if status:
+            raise self._backend.status_error(
+                status, "dpu_get_symbol", f"no symbol {name!r} in {self.program.path}"
+            )
+        found = Symbol(name, c_symbol.address, c_symbol.size)
+        self._symbols[name] = found
+        return found
+
+    def __getitem__(self, name: str) -> Symbol:
+        return self.symbol(name)
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self.symbol(name)
+        except DpuError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._symbols))
+
+    def __len__(self) -> int:
+        return len(self._symbols)
+
+    def __repr__(self) -> str:
+        return f"LoadedProgram({str(self.program.path)!r})"
+
+
+class _Node:
+    """What sets, ranks and DPUs share: transfers, launches, status, logs."""
+
+    _owner: DpuSet
+    _c: C.dpu_set_t
+    _key: tuple[str, int]  # ("set", 0), ("rank", i) or ("dpu", i): its program's key
+    _first: int  # index of this node's first DPU in the owner
+    _count: int  # number of DPUs
+
+    # ----------------------------------------------------------------- plumbing
+
+    def _lib(self) -> C.LibDpu:
+        owner = self._owner
+        if owner._closed:
+            raise make_error(
+                C.DPU_ERR_INVALID_DPU_SET,
+                "pyupmem",
+                detail="this DPU set was freed; allocate a new DpuSet",
+                before_call=True,
+            )
+        return owner._backend.lib
+
+    def _check(self, status: int, call: str, detail: str = "") -> None:
+        if status:
+            if (status & 0xFFFF) == C.DPU_ERR_DPU_FAULT and not status & C.DPU_ERR_ASYNC_JOBS:
+                raise self._fault_error(status, call)
+            raise self._owner._backend.status_error(status, call, detail)
+
+    def _program_state(self) -> LoadedProgram | None:
+        owner = self._owner
+        state = owner._view_programs.get(self._key, _FALLBACK)
+        return owner._loaded if state is _FALLBACK else state  # type: ignore[return-value]
+
+    def _dpu_structs(self) -> list[C.dpu_set_t]:
+        structs = self._owner._structs()
+        return structs[self._first : self._first + self._count]
+
+    @property
+    def backend(self) -> Backend:
+        """The backend (libdpu) this set was allocated from."""
+        return self._owner._backend
+
+    def __len__(self) -> int:
+        return self._count
+
+    # ----------------------------------------------------------------- DPUs
+
+    def __iter__(self) -> Iterator[Dpu]:
+        owner = self._owner
+        structs = owner._structs()
+        return (
+            Dpu(owner, structs[index], index)
+            for index in range(self._first, self._first + self._count)
+        )
+
+    def __getitem__(self, index: int | slice) -> Any:
+        owner = self._owner
+        structs = owner._structs()
+        positions = range(self._first, self._first + self._count)[index]
+        if isinstance(positions, int):
+            return Dpu(owner, structs[positions], positions)
+        return [Dpu(owner, structs[i], i) for i in positions]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Node):
+            return NotImplemented
+        return self._owner is other._owner and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash((id(self._owner), self._key))
+
+    @property
+    def dpus(self) -> list[Dpu]:
+        """The DPUs of this set, in libdpu's iteration order."""
+        return list(self)
+
+    # ----------------------------------------------------------------- program
+
+    def load(self, program: Program | str | os.PathLike | bytes | bytearray) -> LoadedProgram:
+        """Load a DPU program into every DPU of this set (``dpu_load``).
+
+        Loading resets WRAM and MRAM and clears a fault.
+
+        Args:
+            program: a :class:`Program` (from :func:`pyupmem.build_program`), a path, or
+                the binary's bytes (loaded with ``dpu_load_from_memory``).
+
+        Returns:
+            The loaded program, a mapping of its symbols.
+
+        Raises:
+            DpuProgramError: the file is missing or not a DPU program.
+        """
+        lib = self._lib()
+        handle = ctypes.c_void_p()
+        if isinstance(program, bytes | bytearray | memoryview):
+            image = np.frombuffer(program, dtype=np.uint8)
+            status = lib.dpu_load_from_memory(  # type: ignore[attr-defined]
+                self._c, image.ctypes.data, image.nbytes, ctypes.byref(handle)
+            )
+            self._check(status, "dpu_load_from_memory", f"loading {image.nbytes} bytes")
+            program = Program("<memory>")
+        else:
+            if not isinstance(program, Program):
+                program = Program(program)
+            path = os.fsencode(program.path)
+            status = lib.dpu_load(self._c, path, ctypes.byref(handle))  # type: ignore[attr-defined]
+            self._check(status, "dpu_load", f"loading {program.path}")
+        loaded = LoadedProgram(self._owner._backend, program, handle)
+        self._owner._program_loaded(self, loaded)
+        return loaded
+
+    @property
+    def program(self) -> LoadedProgram | None:
+        """The program last loaded into this set through pyupmem (None before any load)."""
+        return self._program_state()
+
+    def symbol(self, name: str) -> Symbol:
+        """The symbol ``name`` of the loaded program: address, size and memory.
+
+        Raises:
+            DpuProgramError: no program was loaded (``DPU_ERR_NO_PROGRAM_LOADED``).
+            DpuSymbolError: no such symbol (``DPU_ERR_UNKNOWN_SYMBOL``).
+        """
+        self._lib()
+        loaded = self._program_state()
+        if loaded is None:
+            raise make_error(
+                C.DPU_ERR_NO_PROGRAM_LOADED,
+                "dpu_get_symbol",
+                detail="load a program first (DpuSet.load)",
+                before_call=True,
+            )
+        return loaded.symbol(name)
+
+    def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None:
+        if isinstance(symbol, Symbol):
+            return symbol
+        owner = self._owner
+        loaded = (
+            owner._view_programs.get(self._key, _FALLBACK)
+            if owner._view_programs
+            else owner._loaded
+        )
+        if loaded is _FALLBACK:
+            loaded = owner._loaded
+        if loaded is None:
+            return None
+        found = loaded._symbols.get(symbol)  # type: ignore[union-attr]
+        if found is None:
+            found = loaded.symbol(symbol)
+        return found
+
+    # ----------------------------------------------------------------- checks
+
+    @staticmethod
+    def _check_access(symbol: Symbol | None, offset: int, length: int, call: str) -> None:
+        if offset < 0 or length < 0:
+            raise make_error(
+                C.DPU_ERR_INVALID_SYMBOL_ACCESS,
+                call,
+                detail=f"negative offset or size (offset={offset}, size={length})",
+                before_call=True,
+            )
+        if symbol is None:
+            return
+        granule = symbol.alignment
+        if granule == 0:
+            raise make_error(
+                C.DPU_ERR_INVALID_IRAM_ACCESS,
+                call,
+                detail=f"symbol {symbol.name!r} is in IRAM, which the host cannot transfer to",
+                before_call=True,
+            )
+        if (offset | length) & (granule - 1):
+            code = C.DPU_ERR_INVALID_MRAM_ACCESS if granule == 8 else C.DPU_ERR_INVALID_WRAM_ACCESS
+            raise make_error(
+                code,
+                call,
+                detail=(
+                    f"{symbol.memory} transfers need offset and size multiples of {granule} "
+                    f"bytes; got offset={offset}, size={length} for {symbol.name!r}. "
+                    f"Fix: pad the data to a multiple of {granule} bytes"
+                    + (" (scatter(..., pad=True) does it)" if call.endswith("xfer") else "")
+                    + f" and use an offset that is a multiple of {granule}"
+                ),
+                before_call=True,
+            )
+        if offset + length > symbol.size:
+            raise make_error(
+                C.DPU_ERR_INVALID_SYMBOL_ACCESS,
+                call,
+                detail=(
+                    f"offset {offset} + size {length} = {offset + length} exceeds the "
+                    f"{symbol.size} bytes of {symbol.name!r} ({symbol.memory}). "
+                    "Fix: transfer less, or enlarge the symbol in the DPU program"
+                ),
+                before_call=True,
+            )
+
+    # ----------------------------------------------------------------- transfers
+
+    def write(self, symbol: str | Symbol, data: Any, offset: int = 0) -> None:
+        """Copy ``data`` into ``symbol`` at byte ``offset`` of every DPU of this set
+        (``dpu_copy_to``). On a single :class:`Dpu` this writes that DPU only.
+
+        Args:
+            symbol: a symbol name (a ``__host`` WRAM variable, an ``__mram`` variable,
+                ``DPU_MRAM_HEAP_POINTER_NAME`` ...) or a :class:`Symbol`.
+            data: a numpy array or scalar, or any buffer; sent without a copy.
+            offset: byte offset in the symbol.
+
+        Raises:
+            DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
+            DpuSymbolError: no such symbol.
+        """
+        lib = self._lib()
+        if type(data) is np.ndarray and data.flags.c_contiguous:
+            array = data
+        else:
+            array = _as_input_array(data)
+        length = array.nbytes
+        resolved = symbol if type(symbol) is Symbol else self._resolve(symbol, "dpu_copy_to")
+        if resolved is None or offset < 0 or (offset | length) & (resolved.alignment - 1):
+            self._check_access(resolved, offset, length, "dpu_copy_to")
+        elif offset + length > resolved.size:
+            self._check_access(resolved, offset, length, "dpu_copy_to")
+        if length == 0:
+            return
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_copy_to", f"symbol {_name(symbol)!r}")
+
+    def broadcast(self, symbol: str | Symbol, data: Any, offset: int = 0) -> None:
+        """Write the same ``data`` to ``symbol`` in every DPU of this set
+        (``dpu_broadcast_to``).
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            data: a numpy array or scalar, or any buffer; sent without a copy.
+            offset: byte offset in the symbol.
+
+        Raises:
+            DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
+            DpuSymbolError: no such symbol.
+        """
+        lib = self._lib()
+        if "dpu_broadcast_to" in lib.missing:
+            self.write(symbol, data, offset)
+            return
+        array = _as_input_array(data)
+        length = array.nbytes
+        resolved = self._resolve(symbol, "dpu_broadcast_to")
+        self._check_access(resolved, offset, length, "dpu_broadcast_to")
+        if length == 0:
+            return
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_broadcast_to(  # type: ignore[attr-defined]
+            self._c, name, offset, _address(array), length, C.DPU_XFER_DEFAULT
+        )
+        if status:
+            self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
+
+    def scatter(
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        pad: bool = False,
+    ) -> None:
+        """Write one share of ``data`` to each DPU (``dpu_prepare_xfer`` + ``dpu_push_xfer``).
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            data: an array whose first axis is the DPU (``data[i]`` goes to DPU ``i``), or a
+                sequence of ``len(self)`` arrays or buffers. Shares are sent without a copy.
+            offset: byte offset in the symbol.
+            pad: when True, shares of different sizes, or of a size that breaks the
+                alignment rule, are zero-padded (copied) to a common aligned size. When
+                False (default) they raise.
+
+        Raises:
+            DpuAccessError: wrong number of shares or uneven shares
+                (``DPU_ERR_INVALID_BUFFER_SIZE``), or an alignment or bounds rule broken.
+        """
+        lib = self._lib()
+        call = "dpu_push_xfer"
+        count = self._count
+        resolved = self._resolve(symbol, call)
+        granule = resolved.alignment if resolved is not None and resolved.alignment else 1
+        shares: list[np.ndarray]
+        if isinstance(data, np.ndarray):
+            if data.ndim == 0 or data.shape[0] != count:
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    call,
+                    detail=(
+                        f"scatter needs one share per DPU: the first axis of the array has "
+                        f"{data.shape[0] if data.ndim else 0} rows for {count} DPUs"
+                    ),
+                    before_call=True,
+                )
+            array = data if data.flags.c_contiguous else np.ascontiguousarray(data)
+            row = array.nbytes // count if count else 0
+            if pad and row % granule:
+                padded = -(-row // granule) * granule
+                matrix = np.zeros((count, padded), dtype=np.uint8)
+                matrix[:, :row] = array.reshape(count, -1).view(np.uint8).reshape(count, row)
+                array, row = matrix, padded
+            base = _address(array)
+            addresses = [base + i * row for i in range(count)]
+            keep: Any = array
+            length = row
+        else:
+            if isinstance(data, str | bytes | bytearray | memoryview):
+                raise TypeError(
+                    "scatter takes an array whose first axis is the DPU, or a sequence of "
+                    "one buffer per DPU; to write the same bytes to every DPU use broadcast()"
+                )
+            shares = [_as_input_array(share) for share in data]
+            if len(shares) != count:
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    call,
+                    detail=f"scatter needs one share per DPU: got {len(shares)} for {count} DPUs",
+                    before_call=True,
+                )
+            sizes = {share.nbytes for share in shares}
+            length = max(sizes) if sizes else 0
+            if pad:
+                length = -(-length // granule) * granule
+                shares = [_padded(share, length) for share in shares]
+            elif len(sizes) > 1:
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    call,
+                    detail=(
+                        f"uneven shares ({min(sizes)} to {max(sizes)} bytes): every DPU gets "
+                        "the same number of bytes. Fix: pass pad=True to zero-pad the shorter "
+                        "shares, or split the data evenly"
+                    ),
+                    before_call=True,
+                )
+            addresses = [_address(share) for share in shares]
+            keep = shares
+        self._check_access(resolved, offset, length, call)
+        if length == 0 or count == 0:
+            return
+        self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses)
+        del keep
+
+    def gather(
+        self,
+        symbol: str | Symbol,
+        dtype: Any = np.uint8,
+        shape: int | Sequence[int] | None = None,
+        offset: int = 0,
+        *,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Read ``symbol`` from every DPU into one new array of shape ``(len(self), *shape)``
+        (``dpu_prepare_xfer`` + ``dpu_push_xfer``), with no copy after the transfer.
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            dtype: the element type of the result.
+            shape: the shape of each DPU's part (an int is a count); default: the rest of
+                the symbol after ``offset``, as ``dtype`` elements.
+            offset: byte offset in the symbol.
+            out: an existing C-contiguous, writable array of ``len(self)`` rows to fill
+                instead of a new one (``dtype`` and ``shape`` are then taken from it).
+
+        Returns:
+            The array, ``result[i]`` from DPU ``i``.
+
+        Raises:
+            DpuAccessError: a rule on sizes and offsets is broken, or ``out`` does not fit.
+        """
+        lib = self._lib()
+        call = "dpu_push_xfer"
+        count = self._count
+        resolved = self._resolve(symbol, call)
+        if out is not None:
+            _check_out(out, count, call)
+            result = out
+        else:
+            dtype = np.dtype(dtype)
+            shape = _part_shape(shape, resolved, offset, dtype, call)
+            result = np.empty((count, *shape), dtype=dtype)
+        length = result.nbytes // count if count else 0
+        self._check_access(resolved, offset, length, call)
+        if length == 0 or count == 0:
+            return result
+        base = _address(result)
+        addresses = [base + i * length for i in range(count)]
+        self._push(lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses)
+        return result
+
+    def _push(
+        self,
+        lib: C.LibDpu,
+        direction: int,
+        symbol: str | Symbol,
+        resolved: Symbol | None,
+        offset: int,
+        length: int,
+        addresses: list[int],
+    ) -> None:
+        prepare = lib.dpu_prepare_xfer  # type: ignore[attr-defined]
+        for dpu, address in zip(self._dpu_structs(), addresses, strict=True):
+            status = prepare(dpu, address)
+            if status:
+                self._check(status, "dpu_prepare_xfer")
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_push_xfer(self._c, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
+
+    def read(
+        self,
+        symbol: str | Symbol,
+        dtype: Any = np.uint8,
+        shape: int | Sequence[int] | None = None,
+        offset: int = 0,
+        *,
+        out: Any = None,
+    ) -> np.ndarray:
+        """Read ``symbol`` from a single DPU (``dpu_copy_from``).
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            dtype: the element type of the result.
+            shape: the shape of the result (an int is a count); default: the rest of the
+                symbol after ``offset``.
+            offset: byte offset in the symbol.
+            out: a writable C-contiguous buffer (numpy array, bytearray ...) to fill
+                instead of a new array; its size is the transfer's size.
+
+        Returns:
+            The array read (``out`` as an array when it was given).
+
+        Raises:
+            DpuSetError: the set has more than one DPU (use :meth:`gather`).
+            DpuAccessError: a rule on sizes and offsets is broken.
+        """
+        lib = self._lib()
+        if self._count != 1:
+            raise make_error(
+                C.DPU_ERR_INVALID_DPU_SET,
+                "dpu_copy_from",
+                detail=f"read() needs a single DPU, this set has {self._count}; use gather()",
+                before_call=True,
+            )
+        resolved = self._resolve(symbol, "dpu_copy_from")
+        if out is not None:
+            result = out if isinstance(out, np.ndarray) else np.asarray(memoryview(out))
+            if not (result.flags.c_contiguous and result.flags.writeable):
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    "dpu_copy_from",
+                    detail="out must be a writable, C-contiguous buffer",
+                    before_call=True,
+                )
+        else:
+            dtype = np.dtype(dtype)
+            shape = _part_shape(shape, resolved, offset, dtype, "dpu_copy_from")
+            result = np.empty(shape, dtype=dtype)
+        length = result.nbytes
+        self._check_access(resolved, offset, length, "dpu_copy_from")
+        if length == 0:
+            return result
+        target = self._c if isinstance(self, Dpu) else self._dpu_structs()[0]
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_copy_from(target, name, offset, _address(result), length)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_copy_from", f"symbol {_name(symbol)!r}")
+        return result
+
+    # ----------------------------------------------------------------- execution
+
+    def launch(self, asynchronous: bool = False) -> None:
+        """Run the loaded program on every DPU of this set (``dpu_launch``).
+
+        Args:
+            asynchronous: return at once (``DPU_ASYNCHRONOUS``); wait later with
+                :meth:`sync` or poll :meth:`status`. Default: wait for every DPU.
+
+        Raises:
+            DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
+            DpuProgramError: no program loaded.
+            DpuBusyError: the DPUs are already running.
+        """
+        lib = self._lib()
+        if not asynchronous and lib.extensions:
+            # The emulator: launch, then wait in slices so that Ctrl-C can interrupt.
+            status = lib.dpu_launch(self._c, C.DPU_ASYNCHRONOUS)  # type: ignore[attr-defined]
+            if status:
+                self._check(status, "dpu_launch")
+            self._wait(lib, "dpu_launch")
+            return
+        policy = C.DPU_ASYNCHRONOUS if asynchronous else C.DPU_SYNCHRONOUS
+        status = lib.dpu_launch(self._c, policy)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_launch")
+
+    def _wait(self, lib: C.LibDpu, call: str) -> None:
+        wait = lib.dpu_emu_sync_timeout  # type: ignore[attr-defined]
+        while True:
+            status = wait(self._c, 200)
+            if status != C.DPU_ERR_TIMEOUT:
+                break
+        if status:
+            self._check(status, call)
+
+    def sync(self) -> None:
+        """Wait until every DPU of this set has finished (``dpu_sync``).
+
+        On the emulator the wait can be interrupted (Ctrl-C raises KeyboardInterrupt).
+
+        Raises:
+            DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
+        """
+        lib = self._lib()
+        if lib.extensions:
+            self._wait(lib, "dpu_sync")
+            return
+        status = lib.dpu_sync(self._c)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_sync")
+
+    def status(self) -> DpuStatus:
+        """Whether every DPU of this set is done, and whether any faulted (``dpu_status``)."""
+        lib = self._lib()
+        done = ctypes.c_bool()
+        fault = ctypes.c_bool()
+        status = lib.dpu_status(self._c, ctypes.byref(done), ctypes.byref(fault))  # type: ignore[attr-defined]
+        if status and (status & 0xFFFF) != C.DPU_ERR_DPU_FAULT:
+            self._check(status, "dpu_status")
+        if status:
+            return DpuStatus(True, True)
+        return DpuStatus(bool(done.value), bool(fault.value))
+
+    def _fault_error(self, status: int, call: str) -> DpuFaultError:
+        faults: dict[int, str] = {}
+        lib = self._owner._backend.lib
+        done = ctypes.c_bool()
+        fault = ctypes.c_bool()
+        for index, dpu in enumerate(self._dpu_structs(), start=self._first):
+            dpu_status = lib.dpu_status(dpu, ctypes.byref(done), ctypes.byref(fault))  # type: ignore[attr-defined]
+            if not dpu_status and not fault.value:
+                continue
+            log_status, data = C.read_log(lib, dpu)
+            text = data.decode("utf-8", "replace") if not log_status else ""
+            lines = [line for line in text.splitlines() if line.startswith(FAULT_PREFIX)]
+            faults[index] = "\n".join(lines) if lines else "fault (no message in the log)"
+        if faults:
+            shown = list(faults.items())[:3]
+            detail = "; ".join(f"DPU {i}: {message}" for i, message in shown)
+            if len(faults) > len(shown):
+                detail += f"; and {len(faults) - len(shown)} more faulty DPUs"
+            detail += ". Reload the program to use these DPUs again"
+        else:
+            detail = "reload the program to use the DPUs again"
+        message = self._owner._backend.lib.error_string(status)
+        error = make_error(C.DPU_ERR_DPU_FAULT, call, message=message, detail=detail, faults=faults)
+        assert isinstance(error, DpuFaultError)
+        return error
+
+    # ----------------------------------------------------------------- logs
+
+    def logs(self, *, header: bool = False) -> list[str]:
+        """What each DPU of this set printed during its last launch (``dpu_log_read``).
+
+        Args:
+            header: keep libdpu's ``=== DPU#0x... ===`` first line.
+
+        Returns:
+            One text per DPU, in set order.
+        """
+        lib = self._lib()
+        texts = []
+        for dpu in self._dpu_structs():
+            status, data = C.read_log(lib, dpu)
+            self._check(status, "dpu_log_read")
+            text = data.decode("utf-8", "replace")
+            if not header and text.startswith("=== DPU#"):
+                text = text.split("\n", 1)[1] if "\n" in text else ""
+            texts.append(text)
+        return texts
+
+    def log(self, *, header: bool = False) -> str:
+        """What a single DPU printed during its last launch (``dpu_log_read``).
+
+        Raises:
+            DpuSetError: the set has more than one DPU (use :meth:`logs`).
+        """
+        self._lib()
+        if self._count != 1:
+            raise make_error(
+                C.DPU_ERR_INVALID_DPU_SET,
+                "dpu_log_read",
+                detail=f"log() needs a single DPU, this set has {self._count}; use logs()",
+                before_call=True,
+            )
+        return self.logs(header=header)[0]
+
+    def print_logs(self, file: Any = None) -> None:
+        """Print every DPU's log, each under libdpu's ``=== DPU#0x... ===`` line."""
+        for text in self.logs(header=True):
+            print(text, end="" if text.endswith("\n") else "\n", file=file)
+
+
+def _name(symbol: str | Symbol) -> str:
+    return symbol.name if isinstance(symbol, Symbol) else str(symbol)
+
+
+def _padded(share: np.ndarray, length: int) -> np.ndarray:
+    if share.nbytes == length:
+        return share
+    padded = np.zeros(length, dtype=np.uint8)
+    padded[: share.nbytes] = share.reshape(-1).view(np.uint8)
+    return padded
+
+
+def _part_shape(
+    shape: int | Sequence[int] | None,
+    symbol: Symbol | None,
+    offset: int,
+    dtype: np.dtype,
+    call: str,
+) -> tuple[int, ...]:
+    if shape is None:
+        if symbol is None:
+            raise make_error(
+                C.DPU_ERR_INVALID_BUFFER_SIZE,
+                call,
+                detail="give shape= (the symbol's size is unknown: no program loaded here)",
+                before_call=True,
+            )
+        return (max(symbol.size - offset, 0) // dtype.itemsize,)
+    if isinstance(shape, int | np.integer):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
+
+
+def _check_out(out: np.ndarray, count: int, call: str) -> None:
+    if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or not out.flags.writeable:
+        raise make_error(
+            C.DPU_ERR_INVALID_BUFFER_SIZE,
+            call,
+            detail="out must be a writable, C-contiguous numpy array",
+            before_call=True,
+        )
+    if out.ndim == 0 or out.shape[0] != count:
+        raise make_error(
+            C.DPU_ERR_INVALID_BUFFER_SIZE,
+            call,
+            detail=f"out needs one row per DPU ({count}), got shape {out.shape}",
+            before_call=True,
+        )
+
+
+class Dpu(_Node):
+    """One DPU of a :class:`DpuSet` (a ``DPU_SET_DPU`` set in libdpu's terms).
+
+    It has every operation of a set, restricted to this DPU, plus :meth:`read` and
+    :meth:`log` for single-DPU reads.
+
+    Attributes:
+        index: its position in the owning set.
+    """
+
+    def __init__(self, owner: DpuSet, c_set: C.dpu_set_t, index: int):
+        self._owner = owner
+        self._c = c_set
+        self._key = ("dpu", index)
+        self._first = index
+        self._count = 1
+        self.index = index
+
+    def __iter__(self) -> Iterator[Dpu]:
+        self._lib()
+        return iter((self,))
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return (self,)[index]
+
+    def _dpu_structs(self) -> list[C.dpu_set_t]:
+        return [self._c]
+
+    def __repr__(self) -> str:
+        return f"<Dpu {self.index} of {self._owner!r}>"
+
+
+class Rank(_Node):
+    """One rank of a :class:`DpuSet` (up to 64 DPUs), with every operation of a set.
+
+    Attributes:
+        index: its position among the set's ranks.
+    """
+
+    def __init__(self, owner: DpuSet, c_set: C.dpu_set_t, index: int, first: int, count: int):
+        self._owner = owner
+        self._c = c_set
+        self._key = ("rank", index)
+        self._first = first
+        self._count = count
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"<Rank {self.index} ({self._count} DPUs) of {self._owner!r}>"
+
+
+class DpuSet(_Node):
+    """DPUs allocated from libdpu, freed when the set is closed.
+
+    Use it as a context manager so that the DPUs are always freed::
+
+        with DpuSet(64) as dpus:            # 64 DPUs
+            ...
+        with DpuSet(nr_ranks=1) as rank:    # one rank
+            ...
+        with DpuSet() as everything:        # every DPU (DpuSet(ALL))
+            ...
+
+    ``len(dpus)`` is the number of DPUs; iterating or indexing gives :class:`Dpu` objects
+    and :attr:`ranks` the :class:`Rank` objects. The set is also freed when it is
+    garbage collected or when the interpreter exits.
+
+    Args:
+        nr_dpus: how many DPUs (default, ``None`` or :data:`ALL`: every available DPU).
+        nr_ranks: allocate this many whole ranks instead (:data:`ALL` for all ranks).
+        profile: the libdpu profile, as ``"key=value,..."`` or a mapping (for instance
+            ``{"backend": "simulator"}`` on the SDK, ``{"nrRanks": 2}`` on the emulator).
+        backend: a :class:`~pyupmem.backend.Backend` or backend name; default: found by
+            :func:`~pyupmem.backend.find_backend`.
+
+    Raises:
+        DpuAllocationError: not that many DPUs or ranks are available.
+        DpuProfileError: the profile is invalid.
+        BackendError: no libdpu could be found.
+    """
+
+    def __init__(
+        self,
+        nr_dpus: int | None = None,
+        *,
+        nr_ranks: int | None = None,
+        profile: str | Mapping[str, object] | None = None,
+        backend: Backend | str | None = None,
+    ):
+        self._closed = True
+        self._loaded: LoadedProgram | None = None
+        self._view_programs: dict[tuple[str, int], LoadedProgram | None] = {}
+        self._key = ("set", 0)
+        self._first = 0
+        self._count = 0
+        self._dpu_cache: list[C.dpu_set_t] | None = None
+        self._rank_cache: list[tuple[C.dpu_set_t, int, int]] | None = None
+        self._backend = backend if isinstance(backend, Backend) else find_backend(backend)
+        if nr_dpus is not None and nr_ranks is not None:
+            raise ValueError("give nr_dpus or nr_ranks, not both")
+        self.profile = _profile_text(profile)
+        """The profile string the set was allocated with."""
+        lib = self._backend.lib
+        self._c = C.dpu_set_t()
+        profile_bytes = self.profile.encode()
+        if nr_ranks is not None:
+            if nr_ranks < 0 or (nr_ranks == 0):
+                raise make_error(
+                    C.DPU_ERR_ALLOCATION,
+                    "dpu_alloc_ranks",
+                    detail=f"nr_ranks must be positive, got {nr_ranks}",
+                    before_call=True,
+                )
+            call = "dpu_alloc_ranks"
+            status = lib.dpu_alloc_ranks(nr_ranks, profile_bytes, ctypes.byref(self._c))  # type: ignore[attr-defined]
+            asked = f"{'all' if nr_ranks == ALL else nr_ranks} ranks"
+        else:
+            count = ALL if nr_dpus is None else nr_dpus
+            if count <= 0:
+                raise make_error(
+                    C.DPU_ERR_ALLOCATION,
+                    "dpu_alloc",
+                    detail=f"nr_dpus must be positive, got {count}",
+                    before_call=True,
+                )
+            call = "dpu_alloc"
+            status = lib.dpu_alloc(count, profile_bytes, ctypes.byref(self._c))  # type: ignore[attr-defined]
+            asked = f"{'all' if count == ALL else count} DPUs"
+        if status:
+            raise self._backend.status_error(
+                status, call, f"asked for {asked} with profile {self.profile!r}"
+            )
+        self._closed = False
+        c_set = C.dpu_set_t.from_buffer_copy(self._c)
+        self._finalizer = weakref.finalize(self, lib.dpu_free, c_set)  # type: ignore[attr-defined]
+        n = ctypes.c_uint32()
+        self._check(lib.dpu_get_nr_dpus(self._c, ctypes.byref(n)), "dpu_get_nr_dpus")  # type: ignore[attr-defined]
+        self._count = n.value
+
+    # ----------------------------------------------------------------- lifetime
+
+    def free(self) -> None:
+        """Free the DPUs (``dpu_free``). Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        finalizer = self._finalizer
+        if finalizer.alive:
+            finalizer.detach()
+            status = self._backend.lib.dpu_free(self._c)  # type: ignore[attr-defined]
+            if status:
+                raise self._backend.status_error(status, "dpu_free")
+
+    close = free
+
+    @property
+    def closed(self) -> bool:
+        """True once the set has been freed."""
+        return self._closed
+
+    def __enter__(self) -> DpuSet:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.free()
+
+    def __repr__(self) -> str:
+        state = "freed" if self._closed else f"{self._count} DPUs"
+        return f"<DpuSet {state} on {self._backend.kind}>"
+
+    # ----------------------------------------------------------------- structure
+
+    @property
+    def nr_ranks(self) -> int:
+        """The number of ranks of the set (``dpu_get_nr_ranks``)."""
+        lib = self._lib()
+        n = ctypes.c_uint32()
+        self._check(lib.dpu_get_nr_ranks(self._c, ctypes.byref(n)), "dpu_get_nr_ranks")  # type: ignore[attr-defined]
+        return n.value
+
+    @property
+    def _owner(self) -> DpuSet:  # type: ignore[override]
+        # A property, not an attribute: a set referring to itself would be a reference
+        # cycle, and the set would then be freed by the garbage collector only.
+        return self
+
+    @property
+    def ranks(self) -> list[Rank]:
+        """The ranks of the set, each a :class:`Rank` (through the rank iterator)."""
+        lib = self._lib()
+        if self._rank_cache is None:
+            ranks = []
+            first = 0
+            n = ctypes.c_uint32()
+            for c_rank in C.iter_ranks(lib, self._c):
+                self._check(lib.dpu_get_nr_dpus(c_rank, ctypes.byref(n)), "dpu_get_nr_dpus")  # type: ignore[attr-defined]
+                ranks.append((c_rank, first, n.value))
+                first += n.value
+            self._rank_cache = ranks
+        return [
+            Rank(self, c_rank, index, first, count)
+            for index, (c_rank, first, count) in enumerate(self._rank_cache)
+        ]
+
+    def _structs(self) -> list[C.dpu_set_t]:
+        if self._dpu_cache is None:
+            lib = self._lib()
+            self._dpu_cache = list(C.iter_dpus(lib, self._c))
+        else:
+            self._lib()
+        return self._dpu_cache
+
+    def _dpu_structs(self) -> list[C.dpu_set_t]:
+        return self._structs()
+
+    def _program_loaded(self, node: _Node, loaded: LoadedProgram) -> None:
+        programs = self._view_programs
+        if node is self:
+            self._loaded = loaded
+            programs.clear()
+            return
+        # Part of the set now runs another program: the set as a whole no longer has one
+        # (libdpu would report DIFFERENT_DPU_PROGRAMS); the other parts keep theirs.
+        ranks = self.ranks
+        if self._loaded is not None:
+            for index in range(self._count):
+                programs.setdefault(("dpu", index), self._loaded)
+            for rank in ranks:
+                programs.setdefault(rank._key, self._loaded)
+            self._loaded = None
+        for index in range(node._first, node._first + node._count):
+            programs[("dpu", index)] = loaded
+        end = node._first + node._count
+        for rank in ranks:
+            rank_end = rank._first + rank._count
+            if (rank._first, rank._count) == (node._first, node._count):
+                programs[rank._key] = loaded
+            elif rank._first < end and node._first < rank_end:
+                programs[rank._key] = None  # a mix of programs

@@ -1,0 +1,202 @@
+"""Phase timing as PIM papers report it: CPU-DPU, DPU kernel, Inter-DPU, DPU-CPU.
+
+A :class:`PhaseTimer` runs warm-up repetitions that it leaves out of the figures, then
+records how long each phase takes in each measured repetition, and prints the breakdown
+as a table (mean, minimum, maximum, share of the total)::
+
+    timer = PhaseTimer(warmup=1)
+    for _ in timer.repetitions(10):
+        with timer.phase(CPU_DPU):
+            dpus.scatter("A", a)
+        with timer.phase(DPU_KERNEL):
+            dpus.launch()
+        with timer.phase(DPU_CPU):
+            c = dpus.gather("C", np.int32, n)
+    print(timer.table())
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+CPU_DPU = "CPU-DPU"
+"""Host-to-DPU transfers."""
+DPU_KERNEL = "DPU kernel"
+"""The synchronous ``dpu_launch``."""
+INTER_DPU = "Inter-DPU"
+"""Host-side work between launches (merging partial results, redistributing)."""
+DPU_CPU = "DPU-CPU"
+"""DPU-to-host transfers."""
+PHASES = (CPU_DPU, DPU_KERNEL, INTER_DPU, DPU_CPU)
+"""The four standard phases, in the order they are reported."""
+
+_ALIASES = {
+    "cpu_dpu": CPU_DPU,
+    "cpu-dpu": CPU_DPU,
+    "kernel": DPU_KERNEL,
+    "dpu_kernel": DPU_KERNEL,
+    "dpu kernel": DPU_KERNEL,
+    "inter_dpu": INTER_DPU,
+    "inter-dpu": INTER_DPU,
+    "dpu_cpu": DPU_CPU,
+    "dpu-cpu": DPU_CPU,
+}
+
+
+def _canonical(name: str) -> str:
+    return _ALIASES.get(name.lower(), name)
+
+
+@dataclass(frozen=True)
+class PhaseStats:
+    """Statistics of one phase over the measured repetitions, in seconds.
+
+    Attributes:
+        name: the phase.
+        mean: mean time per repetition.
+        minimum: the fastest repetition.
+        maximum: the slowest repetition.
+        stdev: standard deviation (0 with one repetition).
+        count: number of measured repetitions.
+    """
+
+    name: str
+    mean: float
+    minimum: float
+    maximum: float
+    stdev: float
+    count: int
+
+
+class PhaseTimer:
+    """Records the time of named phases over repetitions, leaving warm-ups out.
+
+    Phase names are the four standard ones (:data:`PHASES`; ``"kernel"``, ``"cpu_dpu"``
+    ... are accepted as aliases) or any other name, reported after them. Time spent in a
+    phase several times within one repetition adds up.
+
+    Args:
+        warmup: repetitions run first and not recorded by :meth:`repetitions`.
+    """
+
+    def __init__(self, warmup: int = 1):
+        if warmup < 0:
+            raise ValueError("warmup must be >= 0")
+        self.warmup = warmup
+        self._samples: dict[str, list[float]] = {}
+        self._current: dict[str, float] | None = None
+        self._recording = True
+
+    def repetitions(self, n: int) -> Iterator[int]:
+        """Yield ``warmup + n`` repetition numbers; only the last ``n`` are recorded.
+
+        Warm-up repetitions yield negative numbers (``-warmup`` .. ``-1``), measured ones
+        ``0 .. n-1``.
+        """
+        for index in range(-self.warmup, n):
+            self._recording = index >= 0
+            self._current = {}
+            try:
+                yield index
+            finally:
+                self._commit()
+        self._recording = True
+
+    def _commit(self) -> None:
+        current, self._current = self._current, None
+        if current is None or not self._recording:
+            return
+        for name, seconds in current.items():
+            self._samples.setdefault(name, []).append(seconds)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time the ``with`` block as part of phase ``name``.
+
+        Outside :meth:`repetitions`, each block is one recorded sample.
+        """
+        name = _canonical(name)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(name, time.perf_counter() - start)
+
+    def add(self, name: str, seconds: float) -> None:
+        """Add ``seconds`` to phase ``name`` (for times measured elsewhere)."""
+        name = _canonical(name)
+        if self._current is not None:
+            self._current[name] = self._current.get(name, 0.0) + seconds
+        elif self._recording:
+            self._samples.setdefault(name, []).append(seconds)
+
+    def samples(self, name: str) -> list[float]:
+        """The recorded times of phase ``name``, in seconds, one per repetition."""
+        return list(self._samples.get(_canonical(name), []))
+
+    def phases(self) -> list[str]:
+        """The phases recorded: the standard ones first, in order, then the others."""
+        others = [name for name in self._samples if name not in PHASES]
+        return [name for name in PHASES if name in self._samples] + others
+
+    def stats(self) -> dict[str, PhaseStats]:
+        """:class:`PhaseStats` of every recorded phase."""
+        result = {}
+        for name in self.phases():
+            values = self._samples[name]
+            result[name] = PhaseStats(
+                name,
+                statistics.fmean(values),
+                min(values),
+                max(values),
+                statistics.stdev(values) if len(values) > 1 else 0.0,
+                len(values),
+            )
+        return result
+
+    def total(self) -> float:
+        """The sum of the mean times of every phase, in seconds."""
+        return sum(stats.mean for stats in self.stats().values())
+
+    def table(self, unit: str = "ms", title: str | None = None) -> str:
+        """The breakdown as a text table: mean, min, max per phase and its share of the total.
+
+        Args:
+            unit: ``"s"``, ``"ms"`` or ``"us"``.
+            title: a line printed above the table.
+        """
+        scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
+        stats = self.stats()
+        total = sum(s.mean for s in stats.values())
+        width = max([len("phase"), len("total"), *(len(n) for n in stats)])
+        count = max((s.count for s in stats.values()), default=0)
+        lines = []
+        if title:
+            lines.append(title)
+        header = (
+            f"{'phase':<{width}}  {'mean ' + unit:>12}  {'min ' + unit:>12}  "
+            f"{'max ' + unit:>12}  {'share':>6}"
+        )
+        lines += [header, "-" * len(header)]
+        for s in stats.values():
+            share = 100.0 * s.mean / total if total else 0.0
+            lines.append(
+                f"{s.name:<{width}}  {s.mean * scale:>12.3f}  {s.minimum * scale:>12.3f}  "
+                f"{s.maximum * scale:>12.3f}  {share:>5.1f}%"
+            )
+        lines.append("-" * len(header))
+        lines.append(f"{'total':<{width}}  {total * scale:>12.3f}")
+        lines.append(f"({count} measured repetitions, {self.warmup} warm-up)")
+        return "\n".join(lines)
+
+    def print(self, unit: str = "ms", title: str | None = None) -> None:
+        """Print :meth:`table`."""
+        print(self.table(unit, title))
+
+    def reset(self) -> None:
+        """Forget every recorded sample."""
+        self._samples.clear()
