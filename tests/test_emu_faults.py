@@ -27,6 +27,7 @@ CASES = {
     6: ("abort() called (SIGABRT)", None),
     7: ("mram_write: size 4096 is not a multiple of 8 in 8..2048 bytes", "size > 2048"),
     8: ("deadlock: every live tasklet waits forever (tasklet 2 in barrier_wait)", None),
+    10: ("stack overflow", None),
 }
 
 

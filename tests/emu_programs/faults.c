@@ -18,6 +18,13 @@ __host uint8_t small_symbol[6];
 __mram_noinit uint64_t buffer[1024];
 BARRIER_INIT(everyone, NR_TASKLETS);
 
+static uint32_t recurse(uint32_t depth) /* unbounded recursion: a stack overflow */
+{
+    volatile uint8_t frame[512];
+    frame[depth % 512] = (uint8_t)depth;
+    return recurse(depth + 1) + frame[0];
+}
+
 int main(void)
 {
     __dma_aligned uint64_t cache[32];
@@ -31,6 +38,7 @@ int main(void)
         case 6: abort();
         case 7: mram_write(cache, buffer, 4096); break;                      /* size > 2048 */
         case 8: barrier_wait(&everyone); break; /* the others never arrive: deadlock */
+        case 10: recurse(0); break;
         case 9: {
             perfcounter_config(COUNT_CYCLES, true);
             while (perfcounter_get() < (uint64_t)spin_ms * (CLOCKS_PER_SEC / 1000))

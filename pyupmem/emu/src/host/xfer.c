@@ -82,9 +82,11 @@ static dpu_error_t prepare(struct dpu_set_t set, struct dpu_symbol_t symbol, uin
         status = check_access(symbol, offset, length, access);
     if (status == DPU_OK)
         status = check_idle(*range, *access);
-    if (status == DPU_OK && access->memory == WRAM &&
-        locate(range->allocation, range->first, *access, length) == NULL)
-        status = DPU_ERR_INVALID_WRAM_ACCESS;
+    /* DPUs may run different programs (loaded one by one): check each one's WRAM. */
+    for (uint32_t i = range->first; status == DPU_OK && access->memory == WRAM &&
+                                    i < range->first + range->count; i++)
+        if (locate(range->allocation, i, *access, length) == NULL)
+            status = DPU_ERR_INVALID_WRAM_ACCESS;
     return status;
 }
 

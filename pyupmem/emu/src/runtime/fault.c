@@ -95,7 +95,11 @@ static void on_signal(int signo, siginfo_t *info, void *context)
     default: what = "trap (SIGTRAP)"; break;
     }
     char message[512];
-    if (signo == SIGSEGV || signo == SIGBUS)
+    unsigned overflowed;
+    if (signo == SIGSEGV && __dpurt_in_stack_guard(info->si_addr, &overflowed))
+        snprintf(message, sizeof(message), "stack overflow%s (tasklet %u; the emulator gives each "
+                 "tasklet 256 KiB of stack)", where, overflowed);
+    else if (signo == SIGSEGV || signo == SIGBUS)
         snprintf(message, sizeof(message), "%s at address %p%s (tasklet %u)", what, info->si_addr,
                  where, __dpurt.current);
     else

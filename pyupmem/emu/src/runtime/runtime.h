@@ -4,6 +4,7 @@
 #ifndef PYUPMEM_RUNTIME_H
 #define PYUPMEM_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +23,9 @@ extern struct dpurt_state __dpurt;
 /* tasklets.c */
 void __dpurt_tasklets_init(void);
 void __dpurt_run_launch(void);
-void __dpurt_wait(void); /* yield as a waiting tasklet; the caller re-checks its condition */
+void __dpurt_wait(void);
+/* Whether `address` lies in a tasklet's stack guard page (a stack overflow), and whose. */
+bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet); /* yield as a waiting tasklet; the caller re-checks its condition */
 
 /* fault.c */
 void __dpurt_fault(const char *file, int line, const char *format, ...)

@@ -186,6 +186,19 @@ void halt(void)
     tasklet_exit();
 }
 
+bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)address;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
+        uintptr_t bottom = (uintptr_t)tasklets[id].stack;
+        if (bottom != 0 && at >= bottom - page && at < bottom) {
+            *tasklet = id;
+            return true;
+        }
+    }
+    return false;
+}
+
 int check_stack(void)
 {
     char here;
