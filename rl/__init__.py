@@ -10,4 +10,9 @@ Modules:
 * :mod:`rl.baseline` -- the vectorised numpy CPU trainer (equal to the reference).
 * :mod:`rl.combine` -- averaging the learners' tables.
 * :mod:`rl.evaluation` -- value iteration, greedy policies, rollouts in gymnasium.
+* :mod:`rl.kernel` -- the host's view of the DPU program (variants, records, memory plan).
+* :mod:`rl.trainer` -- training on DPUs through pyupmem, with the four-phase breakdown.
+
+Run ``python -m rl --help`` for the command line (``demo``, ``collect``, ``train``,
+``evaluate``, ``quality``).
 """

@@ -1,0 +1,134 @@
+"""The DPU learner program (``dpu_programs/rl/learner.c``): its variants, memory plan and
+records.
+
+This module holds what the host must know about the DPU program and nothing else: where
+its source is, which defines build which variant, how its 16-byte transition records
+are packed, how much WRAM and MRAM a run needs, and whether the tables fit in WRAM.
+:mod:`rl.trainer` drives it.
+
+**Records.** Each transition is four little-endian uint32: ``state``, ``action``, the
+reward's bits (float32 for FP32, int32 Q15.16 for INT32) and ``next_state | terminal <<
+31``.
+
+**MRAM of one DPU**, from ``DPU_MRAM_HEAP_POINTER``: its share's records (``16 * n_d``
+bytes), then, at ``tables_offset = 16 * max_d n_d`` (the same on every DPU), one table
+of ``TB = 8 * S * A`` bytes per tasklet, row-major, each entry a pair of uint32 words:
+the value (float32 or int32 Q15.16) and its update count. Keeping them side by side
+makes an update in MRAM three DMAs: the state's row (with the count), the next state's
+row, and one 8-byte write.
+
+**WRAM of one DPU**: 64 KiB, less the program's variables, less ``1024`` bytes of stack
+per tasklet; each tasklet allocates a row window of ``8 * A`` bytes, a buffer of
+``16 * B`` bytes (``B`` = the block layout's DMA block, or the stride chunk) and, when
+the tables are in WRAM, its ``TB`` bytes of table. :func:`tables_fit_wram` decides with
+a safety margin for the variables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .datasets import Dataset
+from .layouts import check_layout
+
+#: The learner program's source file.
+KERNEL_SOURCE: Path = Path(__file__).resolve().parent.parent / "dpu_programs" / "rl" / "learner.c"
+
+WRAM_BYTES = 64 * 1024  #: WRAM of one DPU
+MRAM_BYTES = 64 * 1024 * 1024  #: MRAM of one DPU
+STACK_BYTES = 1024  #: stack of each tasklet (the runtime's default)
+WRAM_MARGIN = 2048  #: bytes kept for the program's and runtime's own variables
+RECORD_BYTES = 16  #: bytes per transition record
+BLOCK = 32  #: transitions per DMA in the block layout (the program's default ``BLOCK``)
+MAX_CHUNK = 128  #: largest stride chunk (one DMA of 2048 bytes)
+MAX_ACTIONS = 256  #: largest number of actions (a row must fit one 2048-byte DMA)
+MAX_TASKLETS = 24  #: the DPU's hardware threads
+TERMINAL_BIT = 1 << 31  #: the terminal flag in a record's last word
+
+
+def kernel_source() -> Path:
+    """The path of ``learner.c``.
+
+    Raises:
+        FileNotFoundError: the source is missing (an installation without the
+            ``dpu_programs`` folder); install pyupmem from its source tree.
+    """
+    if KERNEL_SOURCE.is_file():
+        return KERNEL_SOURCE
+    packaged = Path(__file__).resolve().parent / "dpu" / "learner.c"
+    if packaged.is_file():
+        return packaged
+    raise FileNotFoundError(
+        f"the DPU learner program is missing ({KERNEL_SOURCE}); install pyupmem from its "
+        f"source tree (pip install -e .) so that dpu_programs/rl/learner.c is there"
+    )
+
+
+def kernel_defines(algorithm: str, fmt: str, layout: str, chunk: int) -> dict[str, object]:
+    """The ``-D`` defines of the program variant for these settings."""
+    check_layout(layout)
+    defines: dict[str, object] = {"BLOCK": BLOCK}
+    if algorithm == "sarsa":
+        defines["ALGORITHM_SARSA"] = None
+    if fmt == "int32":
+        defines["FORMAT_INT32"] = None
+    if layout == "stride":
+        defines["LAYOUT_STRIDE"] = None
+        defines["CHUNK"] = int(chunk)
+    return defines
+
+
+def table_bytes(n_states: int, n_actions: int) -> int:
+    """``TB``: bytes of one learner's table of (value, count) pairs."""
+    return 8 * n_states * n_actions
+
+
+def wram_needed(n_states: int, n_actions: int, n_tasklets: int, buffer: int,
+                tables: bool) -> int:
+    """Bytes of WRAM one DPU needs (stacks, margin and every tasklet's allocations)."""
+    per = 8 * n_actions + RECORD_BYTES * buffer
+    if tables:
+        per += table_bytes(n_states, n_actions)
+    return n_tasklets * (STACK_BYTES + per) + WRAM_MARGIN
+
+
+def tables_fit_wram(n_states: int, n_actions: int, n_tasklets: int, buffer: int) -> bool:
+    """Whether every tasklet's table fits in WRAM with its buffers."""
+    return wram_needed(n_states, n_actions, n_tasklets, buffer, True) <= WRAM_BYTES
+
+
+def buffer_transitions(layout: str, chunk: int) -> int:
+    """Transitions in each tasklet's DMA buffer: the stride chunk, or the block size."""
+    return int(chunk) if layout == "stride" else BLOCK
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """Where everything goes on each DPU (see the module docstring)."""
+
+    shares: tuple[tuple[int, int], ...]  #: ``(start, count)`` of each DPU's transitions
+    max_share: int  #: the largest share, in transitions
+    tables_offset: int  #: bytes from the MRAM heap to the first table
+    table_bytes: int  #: ``TB``
+    region_bytes: int  #: ``n_tasklets * TB``: all tables of one DPU
+    mram_needed: int  #: ``tables_offset + region_bytes``
+    use_wram: bool  #: whether the tables live in WRAM during a launch
+
+
+def records(dataset: Dataset, rewards: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """``(N, 4)`` uint32 records of the dataset, in ``order`` when given.
+
+    ``rewards`` are the format's rewards (float32 or int32 Q15.16) of every transition.
+    """
+    n = len(dataset)
+    out = np.empty((n, 4), dtype=np.uint32)
+    idx = slice(None) if order is None else order
+    out[:, 0] = dataset.state[idx]
+    out[:, 1] = dataset.action[idx]
+    out[:, 2] = np.ascontiguousarray(rewards[idx]).view(np.uint32)
+    out[:, 3] = dataset.next_state[idx].astype(np.uint32) | (
+        dataset.terminal[idx].astype(np.uint32) << np.uint32(31))
+    return out
