@@ -58,9 +58,6 @@ def kernel_source() -> Path:
     """
     if KERNEL_SOURCE.is_file():
         return KERNEL_SOURCE
-    packaged = Path(__file__).resolve().parent / "dpu" / "learner.c"
-    if packaged.is_file():
-        return packaged
     raise FileNotFoundError(
         f"the DPU learner program is missing ({KERNEL_SOURCE}); install pyupmem from its "
         f"source tree (pip install -e .) so that dpu_programs/rl/learner.c is there"
