@@ -1,0 +1,332 @@
+"""The documentation builds with warnings as errors, shows only code that runs, shows the
+outputs that code really prints, and documents every public name of pyupmem and rl.
+
+Mechanism: every piece of code a page shows comes from ``literalinclude`` of a file that
+these tests run (the scripts under docs/tutorials and docs/explanation) or that those
+scripts build (their C files, the SDK project, the rl DPU program). The check reads the
+built doctrees, so it sees every literal block whatever syntax wrote it: a literal block
+without a source file is allowed only as an output block (``text``), whose lines must
+appear in what the page's scripts printed (numbers may differ), or outside the tutorials
+as a shell command line.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import pickle
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+TUTORIALS = DOCS / "tutorials"
+
+# Scripts the pages include and these tests run; each must finish well within its limit.
+SCRIPTS = sorted(
+    [*TUTORIALS.glob("*.py"), *TUTORIALS.glob("*.sh"), *(DOCS / "explanation").glob("*.py")]
+)
+# Scripts run with arguments that keep them short (they support a quick mode).
+SCRIPT_ARGS = {"rl_plots.py": ["--quick", "--out", "{tmp}"]}
+# Files that run scripts build without naming them: the SDK project (make builds all of
+# it) and the rl package's DPU program (built by rl.trainer in the RL tutorial).
+BUILT_BY_SCRIPTS = {
+    *(p.resolve() for p in (TUTORIALS / "sdk_project").rglob("*") if p.is_file()),
+    (ROOT / "dpu_programs" / "rl" / "learner.c").resolve(),
+}
+OUTPUT_LANGUAGES = {"text"}
+COMMAND_LANGUAGES = {"sh", "shell", "bash", "console"}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYUPMEM_EMU_QUIET"] = "1"
+    env.pop("PYUPMEM_BACKEND", None)  # the tutorials are written for the default choice
+    return env
+
+
+@pytest.fixture(scope="session")
+def script_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str]:
+    """Runs every documentation script once; maps its path to what it printed."""
+    outputs: dict[Path, str] = {}
+    for script in SCRIPTS:
+        tmp = tmp_path_factory.mktemp(script.stem)
+        args = [a.replace("{tmp}", str(tmp)) for a in SCRIPT_ARGS.get(script.name, [])]
+        command = (
+            ["sh", str(script)] if script.suffix == ".sh" else [sys.executable, str(script)]
+        ) + args
+        env = _env()
+        if script.suffix == ".sh":
+            env["BUILDDIR"] = str(tmp / "bin")
+        result = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode == 0, (
+            f"{script.relative_to(ROOT)} failed (exit {result.returncode}):\n"
+            f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
+        outputs[script.resolve()] = result.stdout
+    return outputs
+
+
+@pytest.fixture(scope="session")
+def built_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Builds the site with -W (warnings are errors) into a temporary folder."""
+    out = tmp_path_factory.mktemp("docs")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-E",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(out / "doctrees"),
+            str(DOCS),
+            str(out / "html"),
+        ],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, f"the docs build failed:\n{result.stdout}\n{result.stderr}"
+    return out
+
+
+def test_docs_build_with_warnings_as_errors(built_docs: Path) -> None:
+    for page in ("index", "tutorials/first_steps", "reference/api/pyupmem.dpuset", "benchmarks"):
+        assert (built_docs / "html" / f"{page}.html").is_file(), page
+
+
+def test_every_script_runs(script_outputs: dict[Path, str]) -> None:
+    assert set(script_outputs) == {s.resolve() for s in SCRIPTS}
+
+
+# ------------------------------------------------------------------ code on the pages
+
+
+def _doctrees(built_docs: Path) -> dict[str, object]:
+    trees = {}
+    for path in (built_docs / "doctrees").rglob("*.doctree"):
+        name = path.relative_to(built_docs / "doctrees").with_suffix("").as_posix()
+        with open(path, "rb") as file:
+            trees[name] = pickle.load(file)
+    return trees
+
+
+def _normalise(line: str) -> str:
+    """A line with numbers replaced and spaces collapsed: timings differ between runs."""
+    line = re.sub(r"\d+(?:[.,]\d+)*", "N", line)
+    return " ".join(line.split())
+
+
+def _matches(shown: str, printed: set[str]) -> bool:
+    pattern = re.escape(_normalise(shown)).replace(re.escape("..."), ".*")
+    return any(re.fullmatch(pattern, line) for line in printed)
+
+
+def test_pages_show_only_code_that_runs_and_its_real_output(
+    built_docs: Path, script_outputs: dict[Path, str]
+) -> None:
+    from docutils import nodes
+
+    run_files = set(script_outputs)
+    script_texts = "\n".join(path.read_text() for path in run_files)
+    problems = []
+    checked_outputs = 0
+    for page, tree in sorted(_doctrees(built_docs).items()):
+        if page.startswith("reference/api/"):
+            continue  # generated by autodoc from docstrings
+        blocks = list(tree.findall(nodes.literal_block))
+        included = {Path(b["source"]).resolve() for b in blocks if b.get("source")}
+        printed = {
+            _normalise(line)
+            for source in included & run_files
+            for line in script_outputs[source].splitlines()
+        }
+        for block in blocks:
+            language = block.get("language", "default")
+            source = block.get("source")
+            where = f"{page}: {block.astext()[:60]!r}"
+            if source:
+                path = Path(source).resolve()
+                if not (path in run_files or path in BUILT_BY_SCRIPTS or path.name in script_texts):
+                    problems.append(f"{where}: includes {path}, which no test runs or builds")
+            elif language in OUTPUT_LANGUAGES:
+                if not printed:
+                    if page.startswith("tutorials/"):
+                        problems.append(f"{where}: an output block on a page that runs nothing")
+                    continue  # a diagram on an explanation page
+                for line in block.astext().splitlines():
+                    if line.strip() and not _matches(line, printed):
+                        problems.append(f"{where}: output line {line!r} was not printed")
+                checked_outputs += 1
+            elif language in COMMAND_LANGUAGES and not page.startswith("tutorials/"):
+                continue  # install and build commands on the other pages
+            else:
+                problems.append(f"{where}: code ({language}) that is not a literalinclude")
+    assert not problems, "\n".join(problems)
+    assert checked_outputs >= 20
+
+
+def test_tutorials_all_include_a_script_that_runs(built_docs: Path) -> None:
+    from docutils import nodes
+
+    scripts = {s.resolve() for s in SCRIPTS}
+    for page, tree in _doctrees(built_docs).items():
+        if not page.startswith("tutorials/") or page == "tutorials/index":
+            continue
+        sources = {
+            Path(b["source"]).resolve()
+            for b in tree.findall(nodes.literal_block)
+            if b.get("source")
+        }
+        assert sources & scripts, f"{page} shows no script that the tests run"
+
+
+# ------------------------------------------------------------------ API reference
+
+
+def _modules(package: str) -> list[str]:
+    module = importlib.import_module(package)
+    names = [package]
+    for info in pkgutil.walk_packages(module.__path__, package + "."):
+        last = info.name.rsplit(".", 1)[1]
+        if not last.startswith("_"):
+            names.append(info.name)
+    return names
+
+
+def _top_level_names(module_name: str) -> list[str]:
+    """Public names a module defines: its __all__, else its top-level definitions."""
+    module = importlib.import_module(module_name)
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    tree = ast.parse(Path(module.__file__).read_text())
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [n for n in names if not n.startswith("_")]
+
+
+def _defined_in(package: str, name: str) -> str | None:
+    for module_name in _modules(package)[1:]:
+        tree = ast.parse(Path(importlib.import_module(module_name).__file__).read_text())
+        for node in tree.body:
+            found = []
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                found = [node.name]
+            elif isinstance(node, ast.Assign):
+                found = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                found = [node.target.id]
+            if name in found:
+                return module_name
+    for private in ("_libdpu",):
+        module = importlib.import_module(f"{package}.{private}") if package == "pyupmem" else None
+        if module is not None and name in vars(module):
+            return module.__name__
+    return None
+
+
+def _inventory(built_docs: Path) -> set[str]:
+    from sphinx.util.inventory import InventoryFile
+
+    with open(built_docs / "html" / "objects.inv", "rb") as file:
+        inventory = InventoryFile.load(file, "", os.path.join)
+    return {
+        name for kind, entries in inventory.items() if kind.startswith("py:") for name in entries
+    }
+
+
+@pytest.mark.parametrize("package", ["pyupmem", "rl"])
+def test_every_public_name_is_in_the_api_reference(built_docs: Path, package: str) -> None:
+    documented = _inventory(built_docs)
+    missing = []
+    for module_name in _modules(package):
+        if module_name not in documented:
+            missing.append(f"module {module_name}")
+        module = importlib.import_module(module_name)
+        for name in _top_level_names(module_name):
+            if module_name == package:  # re-exported: documented where it is defined
+                home = _defined_in(package, name)
+                target = f"{home}.{name}" if home else f"{package}.{name}"
+            else:
+                target = f"{module_name}.{name}"
+            if target not in documented:
+                missing.append(target)
+                continue
+            obj = getattr(module, name, None)
+            if isinstance(obj, type) and obj.__module__.startswith(package):
+                for klass in obj.__mro__:
+                    if not klass.__module__.startswith(package):
+                        continue
+                    for member in vars(klass):
+                        if not member.startswith("_") and f"{target}.{member}" not in documented:
+                            missing.append(f"{target}.{member}")
+    assert not missing, "not in the API reference:\n" + "\n".join(sorted(set(missing)))
+
+
+# ------------------------------------------------------------------ plots and README
+
+
+def test_rl_plots_have_titles_and_labels(tmp_path: Path) -> None:
+    sys.path.insert(0, str(TUTORIALS))
+    try:
+        rl_plots = importlib.import_module("rl_plots")
+    finally:
+        sys.path.remove(str(TUTORIALS))
+    figures = rl_plots.make_figures(rl_plots.sample_measurements())
+    assert figures
+    for name, figure in figures.items():
+        for axes in figure.get_axes():
+            if not axes.get_visible() or not axes.has_data():
+                continue
+            assert axes.get_title() or figure._suptitle is not None, f"{name}: no title"
+            assert axes.get_xlabel(), f"{name}: no x label"
+            assert axes.get_ylabel(), f"{name}: no y label"
+            units = axes.get_xlabel() + axes.get_ylabel()
+            assert "(" in units, f"{name}: an axis without a unit or count in parentheses"
+    committed = DOCS / "_static" / "rl"
+    for name in figures:
+        assert (committed / f"{name}.png").is_file(), f"docs/_static/rl/{name}.png is missing"
+
+
+def test_readme_says_how_to_build_the_docs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "## Documentation" in readme
+    assert "python -m sphinx -W -b html docs docs/_build/html" in readme
+
+
+def test_benchmark_plots_redraw_from_the_committed_measurements(tmp_path: Path) -> None:
+    script = DOCS / "benchmarks_data" / "plot_emulator.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--out", str(tmp_path)],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    for name in ("bandwidth", "launch_latency"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 10_000
+        assert (DOCS / "_static" / "benchmarks" / f"{name}.png").is_file()
