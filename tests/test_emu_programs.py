@@ -98,3 +98,41 @@ def test_emulator_sources_build_without_warnings(tmp_path):
             text=True,
         )
         assert result.returncode == 0 and result.stderr == "", result.stderr
+
+
+def test_prim_style_kernel_builds_cleanly_and_runs():
+    """32-bit address idioms (uint32_t <-> __mram_ptr casts) compile without warnings."""
+    import numpy as np
+
+    import pyupmem as pim
+
+    result = subprocess.run(
+        [
+            "dpu-upmem-dpurte-clang",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-DNR_TASKLETS=16",
+            "-c",
+            str(PROGRAMS / "prim_vector_add.c"),
+            "-o",
+            "/dev/null",
+        ],
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    program = pim.build_program(PROGRAMS / "prim_vector_add.c", nr_tasklets=16)
+    n = 10_000  # int32 per DPU: 40,000 bytes, not a multiple of the 256-byte block
+    rng = np.random.default_rng(1)
+    a = rng.integers(-(2**30), 2**30, (4, n), dtype=np.int32)
+    b = rng.integers(-(2**30), 2**30, (4, n), dtype=np.int32)
+    with pim.DpuSet(4) as dpus:
+        dpus.load(program)
+        dpus.broadcast("DPU_INPUT_ARGUMENTS", np.array([a[0].nbytes, a[0].nbytes], np.uint32))
+        dpus.scatter(pim.DPU_MRAM_HEAP_POINTER_NAME, a)
+        dpus.scatter(pim.DPU_MRAM_HEAP_POINTER_NAME, b, offset=a[0].nbytes)
+        dpus.launch()
+        out = dpus.gather(pim.DPU_MRAM_HEAP_POINTER_NAME, np.int32, n, offset=a[0].nbytes)
+    np.testing.assert_array_equal(out, a + b)
