@@ -44,7 +44,7 @@ import numpy as np
 
 from pyupmem import _libdpu as C
 from pyupmem.backend import Backend, find_backend
-from pyupmem.errors import DpuError, DpuFaultError, make_error
+from pyupmem.errors import DpuError, DpuFaultError, PyUpmemError, make_error
 from pyupmem.program import Program, Symbol
 
 ALL = C.DPU_ALLOCATE_ALL
@@ -959,15 +959,28 @@ class DpuSet(_Node):
             status = lib.dpu_alloc(count, profile_bytes, ctypes.byref(self._c))  # type: ignore[attr-defined]
             asked = f"{'all' if count == ALL else count} DPUs"
         if status:
-            raise self._backend.status_error(
-                status, call, f"asked for {asked} with profile {self.profile!r}"
-            )
+            detail = f"asked for {asked} with profile {self.profile!r}"
+            if status == C.DPU_ERR_ALLOCATION:
+                detail += self._allocation_hint()
+            raise self._backend.status_error(status, call, detail)
         self._closed = False
         c_set = C.dpu_set_t.from_buffer_copy(self._c)
         self._finalizer = weakref.finalize(self, lib.dpu_free, c_set)  # type: ignore[attr-defined]
         n = ctypes.c_uint32()
         self._check(lib.dpu_get_nr_dpus(self._c, ctypes.byref(n)), "dpu_get_nr_dpus")  # type: ignore[attr-defined]
         self._count = n.value
+
+    def _allocation_hint(self) -> str:
+        """What could be allocated instead, and how to get more, for an allocation error."""
+        try:
+            dpus, ranks = self._backend.capacity(self.profile)
+        except PyUpmemError:
+            dpus = ranks = 0
+        hint = f"; {dpus} DPUs ({ranks} ranks) are free now. Fix: ask for fewer, free other sets"
+        if self._backend.kind == "emulator":
+            hint += (" or emulate a larger system (PYUPMEM_EMU_NR_RANKS=N or the profile key "
+                     "nrRanks=N; 64 DPUs per rank)")
+        return hint
 
     # ----------------------------------------------------------------- lifetime
 

@@ -319,3 +319,14 @@ def test_backend_of_a_library_that_does_not_load(tmp_path: Path) -> None:
     bogus.write_text("nope")
     with pytest.raises(pim.BackendError):
         find_backend("sdk", bogus)
+
+
+def test_allocation_error_says_what_is_free_and_how_to_get_more():
+    import pyupmem as pim
+
+    with pim.DpuSet(64, profile="nrRanks=2"):
+        with pytest.raises(pim.DpuAllocationError) as caught:
+            pim.DpuSet(65, profile="nrRanks=2")
+    assert caught.value.code == 4
+    assert "64 DPUs (1 ranks) are free now" in str(caught.value)
+    assert "PYUPMEM_EMU_NR_RANKS" in str(caught.value)
