@@ -104,7 +104,7 @@ def parse_codes(stdout: str) -> dict[str, int]:
     }
 
 
-def descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> set[int]:
     """Live (non-zombie) processes below `pid`."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
@@ -117,12 +117,28 @@ def descendants(pid: int) -> list[int]:
         fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] != "Z":
             children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = [], [pid]
+    found: set[int] = set()
+    todo = [pid]
     while todo:
         for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
+            if child not in found:
+                found.add(child)
+                todo.append(child)
     return found
+
+
+def emulator_memory(pid: int | str = "self") -> list[str]:
+    """The emulator's shared-memory mappings and descriptors that process `pid` holds."""
+    maps = [x for x in Path(f"/proc/{pid}/maps").read_text().splitlines() if "memfd:pyupmem" in x]
+    fds = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if "memfd:pyupmem" in target:
+            fds.append(target)
+    return maps + fds
 
 
 def pyupmem_processes() -> list[int]:

@@ -13,6 +13,7 @@ from emu_support import (
     build_dpu,
     build_host,
     descendants,
+    emulator_memory,
     pyupmem_memory_owners,
     pyupmem_processes,
     toolchain_env,
@@ -47,23 +48,17 @@ def wait_until(condition, seconds: float = 10.0) -> bool:
     return condition()
 
 
-def memfds_of(pid: int) -> list[str]:
-    fds = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
-    maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
-    return [x for x in fds + maps if "memfd:pyupmem-" in x]
-
-
 def test_free_leaves_no_worker_and_no_shared_memory():
     holder = start_holder(64, 0)
     try:
         # 1 zygote + 64 workers while allocated.
         assert len(descendants(holder.pid)) == 65
-        assert memfds_of(holder.pid)
+        assert emulator_memory(holder.pid)
         holder.stdin.write("free\n")
         holder.stdin.flush()
         assert holder.stdout.readline().strip() == "freed"
-        assert descendants(holder.pid) == []
-        assert memfds_of(holder.pid) == []
+        assert descendants(holder.pid) == set()
+        assert emulator_memory(holder.pid) == []
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
@@ -72,8 +67,8 @@ def test_free_leaves_no_worker_and_no_shared_memory():
 def test_200_cycles_leave_nothing_behind():
     holder = start_holder(8, 200)
     try:
-        assert descendants(holder.pid) == []
-        assert memfds_of(holder.pid) == []
+        assert descendants(holder.pid) == set()
+        assert emulator_memory(holder.pid) == []
         assert len(os.listdir(f"/proc/{holder.pid}/fd")) <= 4  # stdin, stdout, stderr (+1)
     finally:
         holder.stdin.close()
@@ -101,7 +96,7 @@ def test_sigkill_of_the_host_leaves_nothing_behind():
 
         assert wait_until(all_gone), "workers survived their host"
         assert not [pid for pid in pyupmem_processes() if pid in workers]
-        assert not [pid for pid in pyupmem_memory_owners() if pid in workers + [holder.pid]]
+        assert not [pid for pid in pyupmem_memory_owners() if pid in workers | {holder.pid}]
         assert not [f for f in os.listdir("/dev/shm") if "pyupmem" in f]
     finally:
         libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)

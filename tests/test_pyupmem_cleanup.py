@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from emu_support import descendants, emulator_memory
 
 import pyupmem as pim
 
@@ -32,46 +33,6 @@ int main(void)
     return 0;
 }
 """
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid`` (zombies excluded)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] == "Z":
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def emulator_memory() -> list[str]:
-    """Shared-memory mappings and descriptors of the emulator held by this process."""
-    maps = [
-        line for line in Path("/proc/self/maps").read_text().splitlines() if "memfd:pyupmem" in line
-    ]
-    fds = []
-    for fd in Path("/proc/self/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if "memfd:pyupmem" in target:
-            fds.append(target)
-    return maps + fds
 
 
 def wait_until_clean(baseline: set[int], timeout: float = 5.0) -> tuple[set[int], list[str]]:
