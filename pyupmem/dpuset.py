@@ -389,9 +389,14 @@ class _Node:
             array = _as_input_array(data)
         length = array.nbytes
         resolved = symbol if type(symbol) is Symbol else self._resolve(symbol, "dpu_copy_to")
-        if resolved is None or offset < 0 or (offset | length) & (resolved.alignment - 1):
-            self._check_access(resolved, offset, length, "dpu_copy_to")
-        elif offset + length > resolved.size:
+        # The full check (which raises with the rule and the fix) only when a rule is broken:
+        # this is the per-call hot path.
+        if (
+            resolved is None
+            or offset < 0
+            or (offset | length) & (resolved.alignment - 1)
+            or offset + length > resolved.size
+        ):
             self._check_access(resolved, offset, length, "dpu_copy_to")
         if length == 0:
             return
