@@ -15,7 +15,7 @@
 static pthread_mutex_t ranks_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t ranks_in_use;
 
-static int fresh_memfd(const char *name, uint64_t size)
+int emu_memfd(const char *name, uint64_t size)
 {
     int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0)
@@ -59,8 +59,8 @@ static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, struct dpu_set_
     allocation->rank_list = calloc(nr_ranks, sizeof(struct dpu_rank_t *));
     allocation->dpus = calloc(nr_dpus, sizeof(struct dpu_t));
     allocation->control_size = emu_control_size(nr_dpus);
-    allocation->control_fd = fresh_memfd("pyupmem-control", allocation->control_size);
-    allocation->mram_fd = fresh_memfd("pyupmem-mram", (uint64_t)nr_dpus * EMU_MRAM_SIZE);
+    allocation->control_fd = emu_memfd("pyupmem-control", allocation->control_size);
+    allocation->mram_fd = emu_memfd("pyupmem-mram", (uint64_t)nr_dpus * EMU_MRAM_SIZE);
     if (!allocation->ranks || !allocation->rank_list || !allocation->dpus ||
         allocation->control_fd < 0 || allocation->mram_fd < 0) {
         destroy(allocation);

@@ -78,6 +78,10 @@ dpu_error_t emu_resolve(struct dpu_set_t set, struct emu_range *range);
 struct emu_slot *emu_slot(struct emu_allocation *allocation, uint32_t index);
 const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, const char *name);
 
+/* alloc.c: an anonymous shared file of `size` bytes, its descriptor at 10 or above
+ * (below are those a zygote receives), close-on-exec; -1 on failure. */
+int emu_memfd(const char *name, uint64_t size);
+
 /* profile.c */
 dpu_error_t emu_parse_profile(const char *profile, uint32_t *nr_ranks);
 uint32_t emu_system_nr_ranks(void);

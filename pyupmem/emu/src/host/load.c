@@ -107,12 +107,9 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
         atomic_store(&slot->state, EMU_LOADING);
     }
 
-    int fd = memfd_create("pyupmem-wram", MFD_CLOEXEC);
-    program->wram_fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 10) : -1;
-    if (fd >= 0)
-        close(fd);
     uint64_t wram_size = program->count * program->wram_stride;
-    if (program->wram_fd < 0 || ftruncate(program->wram_fd, (off_t)wram_size) != 0 ||
+    program->wram_fd = emu_memfd("pyupmem-wram", wram_size);
+    if (program->wram_fd < 0 ||
         (program->wram = mmap(NULL, wram_size, PROT_READ | PROT_WRITE, MAP_SHARED, program->wram_fd,
                               0)) == MAP_FAILED) {
         program->wram = NULL;
@@ -122,10 +119,7 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
     int program_fd = -1;
     if (status == DPU_OK && path == NULL) {
         /* From memory: run the image from an anonymous file. */
-        int anonymous = memfd_create("pyupmem-program", MFD_CLOEXEC);
-        program_fd = anonymous >= 0 ? fcntl(anonymous, F_DUPFD_CLOEXEC, 10) : -1;
-        if (anonymous >= 0)
-            close(anonymous);
+        program_fd = emu_memfd("pyupmem-program", 0);
         if (program_fd < 0 || write(program_fd, image, size) != (ssize_t)size)
             status = DPU_ERR_SYSTEM;
     }
