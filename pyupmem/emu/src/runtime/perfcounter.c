@@ -3,9 +3,11 @@
 
 #include <perfcounter.h>
 
+#include "runtime.h"
+
 static uint64_t base_ns;
 
-static uint64_t now_ns(void)
+uint64_t __dpurt_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -14,7 +16,7 @@ static uint64_t now_ns(void)
 
 perfcounter_t perfcounter_get(void)
 {
-    return (now_ns() - base_ns) * 7 / 20; /* 0.35 cycles per ns */
+    return (__dpurt_now_ns() - base_ns) * 7 / 20; /* 0.35 cycles per ns */
 }
 
 perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
@@ -22,6 +24,6 @@ perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
     perfcounter_t value = perfcounter_get();
     (void)config;
     if (reset_value)
-        base_ns = now_ns();
+        base_ns = __dpurt_now_ns();
     return value;
 }

@@ -34,6 +34,9 @@ void __dpurt_install_fault_handlers(void);
 void __dpurt_log_append(const char *text, size_t length);
 void __dpurt_launch_finished(uint32_t final_state);
 
+/* perfcounter.c: the monotonic clock, in nanoseconds */
+uint64_t __dpurt_now_ns(void);
+
 /* memory.c */
 void __dpurt_heap_init(void);
 

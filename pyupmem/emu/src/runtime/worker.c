@@ -62,13 +62,6 @@ static void wake_host(void)
     syscall(SYS_futex, &__dpurt_control->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_index, uint32_t nth,
                                                   int mram_fd, int wram_fd,
                                                   const struct segment *wram)
@@ -114,9 +107,9 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
             continue;
         slot->log_len = 0;
         slot->log_truncated = 0;
-        uint64_t start = now_ns();
+        uint64_t start = __dpurt_now_ns();
         __dpurt_run_launch();
-        slot->last_launch_ns = now_ns() - start;
+        slot->last_launch_ns = __dpurt_now_ns() - start;
         __dpurt_launch_finished(EMU_READY);
     }
 }
