@@ -43,6 +43,11 @@ struct emu_control {
     _Atomic uint32_t running;    /* number of slots in EMU_RUNNING */
     uint32_t nr_dpus;
     _Atomic uint32_t wake_each; /* the host waits on a subset: wake it at every change */
+    /* from the profile, for the workers */
+    uint32_t strict;       /* a broken DMA rule faults instead of warning */
+    uint32_t shuffle;      /* vary the interleaving at every switch point */
+    uint64_t shuffle_seed;
+    uint32_t clock_mhz;    /* the modelled DPU clock */
     struct emu_slot slots[];
 };
 

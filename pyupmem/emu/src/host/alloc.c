@@ -47,11 +47,13 @@ static void destroy(struct emu_allocation *allocation)
     free(allocation);
 }
 
-static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, struct dpu_set_t *set)
+static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, const struct emu_profile *profile,
+                           struct dpu_set_t *set)
 {
     struct emu_allocation *allocation = calloc(1, sizeof(*allocation));
     if (allocation == NULL)
         return DPU_ERR_SYSTEM;
+    allocation->profile = *profile;
     allocation->control_fd = allocation->mram_fd = -1;
     allocation->nr_dpus = nr_dpus;
     allocation->nr_ranks = nr_ranks;
@@ -75,6 +77,10 @@ static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, struct dpu_set_
         return DPU_ERR_SYSTEM;
     }
     allocation->control->nr_dpus = nr_dpus;
+    allocation->control->strict = profile->strict;
+    allocation->control->shuffle = profile->shuffle;
+    allocation->control->shuffle_seed = profile->shuffle_seed;
+    allocation->control->clock_mhz = profile->clock_mhz;
 
     pthread_mutex_lock(&ranks_lock);
     allocation->first_rank_id = ranks_in_use;
@@ -114,11 +120,11 @@ static uint32_t free_ranks(uint32_t system_ranks)
 
 dpu_error_t dpu_alloc(uint32_t nr_dpus, const char *profile, struct dpu_set_t *dpu_set)
 {
-    uint32_t system_ranks;
-    dpu_error_t status = emu_parse_profile(profile, &system_ranks);
+    struct emu_profile parsed;
+    dpu_error_t status = emu_parse_profile(profile, &parsed);
     if (status != DPU_OK)
         return status;
-    uint32_t available = free_ranks(system_ranks);
+    uint32_t available = free_ranks(parsed.nr_ranks);
     if (nr_dpus == DPU_ALLOCATE_ALL)
         nr_dpus = available * EMU_DPUS_PER_RANK;
     if (nr_dpus == 0)
@@ -126,21 +132,21 @@ dpu_error_t dpu_alloc(uint32_t nr_dpus, const char *profile, struct dpu_set_t *d
     uint32_t nr_ranks = (nr_dpus + EMU_DPUS_PER_RANK - 1) / EMU_DPUS_PER_RANK;
     if (nr_ranks > available)
         return DPU_ERR_ALLOCATION;
-    return allocate(nr_dpus, nr_ranks, dpu_set);
+    return allocate(nr_dpus, nr_ranks, &parsed, dpu_set);
 }
 
 dpu_error_t dpu_alloc_ranks(uint32_t nr_ranks, const char *profile, struct dpu_set_t *dpu_set)
 {
-    uint32_t system_ranks;
-    dpu_error_t status = emu_parse_profile(profile, &system_ranks);
+    struct emu_profile parsed;
+    dpu_error_t status = emu_parse_profile(profile, &parsed);
     if (status != DPU_OK)
         return status;
-    uint32_t available = free_ranks(system_ranks);
+    uint32_t available = free_ranks(parsed.nr_ranks);
     if (nr_ranks == DPU_ALLOCATE_ALL)
         nr_ranks = available;
     if (nr_ranks == 0 || nr_ranks > available)
         return DPU_ERR_ALLOCATION;
-    return allocate(nr_ranks * EMU_DPUS_PER_RANK, nr_ranks, dpu_set);
+    return allocate(nr_ranks * EMU_DPUS_PER_RANK, nr_ranks, &parsed, dpu_set);
 }
 
 dpu_error_t dpu_free(struct dpu_set_t dpu_set)

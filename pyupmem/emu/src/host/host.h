@@ -52,7 +52,19 @@ struct dpu_rank_t {
     uint32_t nr_dpus;
 };
 
+/* What a profile string (and the environment variables standing in for its keys) sets. */
+struct emu_profile {
+    uint32_t nr_ranks;      /* nrRanks: the emulated system's size */
+    bool sg_enable;         /* sgXferEnable: scatter-gather transfers allowed */
+    uint32_t sg_max_blocks; /* sgXferMaxBlocksPerDpu */
+    bool strict;            /* emuStrict / PYUPMEM_EMU_STRICT: broken DMA rules fault */
+    bool shuffle;           /* emuSchedule=shuffle:SEED / PYUPMEM_EMU_SCHEDULE */
+    uint64_t shuffle_seed;
+    uint32_t clock_mhz;     /* clockMHz: the modelled DPU clock */
+};
+
 struct emu_allocation {
+    struct emu_profile profile;
     uint32_t nr_dpus;
     uint32_t nr_ranks;
     uint32_t first_rank_id;
@@ -83,7 +95,7 @@ const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, co
 int emu_memfd(const char *name, uint64_t size);
 
 /* profile.c */
-dpu_error_t emu_parse_profile(const char *profile, uint32_t *nr_ranks);
+dpu_error_t emu_parse_profile(const char *text, struct emu_profile *profile);
 uint32_t emu_system_nr_ranks(void);
 
 /* load.c */
