@@ -88,7 +88,7 @@ def build_host(source: str, *flags: str) -> Path:
 def run(args: list[str | Path], timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(a) for a in args],
-        env=toolchain_env(PYUPMEM_EMU_QUIET="1", **env),
+        env=toolchain_env(**{"PYUPMEM_EMU_QUIET": "1", **env}),
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -17,6 +17,7 @@
 #define EMU_LOG_SIZE (64u << 10)
 #define EMU_FAULT_SIZE 1024u
 #define EMU_ZYGOTE_FLAG "--pyupmem-zygote"
+#define EMU_WARNED_SLOTS 256u /* source lines already warned about, per allocation */
 
 enum emu_state {
     EMU_EMPTY = 0,   /* no worker */
@@ -34,6 +35,7 @@ struct emu_slot {
     uint32_t log_len;             /* bytes printed since the last launch */
     uint32_t log_truncated;       /* the last launch printed more than EMU_LOG_SIZE */
     uint64_t last_launch_ns;      /* wall time of the last launch */
+    uint64_t last_launch_cycles;  /* modelled DPU cycles of the last launch */
     char fault[EMU_FAULT_SIZE];
     char log[EMU_LOG_SIZE];
 };
@@ -48,6 +50,7 @@ struct emu_control {
     uint32_t shuffle;      /* vary the interleaving at every switch point */
     uint64_t shuffle_seed;
     uint32_t clock_mhz;    /* the modelled DPU clock */
+    _Atomic uint64_t warned[EMU_WARNED_SLOTS]; /* hashes of (rule, file, line) warned about */
     struct emu_slot slots[];
 };
 

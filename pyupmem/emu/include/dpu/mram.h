@@ -1,6 +1,8 @@
-/* mram.h: DMA between WRAM and MRAM. Transfers follow the hardware rules (size a
- * multiple of 8 in 8..2048, both addresses 8-aligned, inside MRAM); a broken rule
- * faults the DPU with the source line. */
+/* mram.h: DMA between WRAM and MRAM. The documented rules: a size that is a multiple of
+ * 8 in 8..2048, both addresses 8-aligned, an MRAM address inside MRAM. A broken rule
+ * does what the hardware does (whole 8-byte units, a wrapping length, the low address
+ * bits ignored, only the MRAM offset bits used) with a warning naming the source line;
+ * PYUPMEM_EMU_STRICT=1 makes it a fault. A DMA lets the other tasklets run. */
 #ifndef _DPUSYSCORE_MRAM_H_
 #define _DPUSYSCORE_MRAM_H_
 

@@ -1,19 +1,17 @@
-/* mutex.h: tasklet mutexes. */
+/* mutex.h: tasklet mutexes. As in the SDK, a mutex is the address of a byte (an
+ * atomic bit): any byte works, and locking never writes to it or its neighbours. */
 #ifndef _DPUSYSCORE_MUTEX_H_
 #define _DPUSYSCORE_MUTEX_H_
 
+#include <atomic_bit.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-struct __dpurt_mutex {
-    uint32_t locked;
-    uint32_t owner;
-};
-typedef struct __dpurt_mutex *mutex_id_t;
+typedef uint8_t *mutex_id_t;
 
 #define MUTEX_INIT(_name)                                                                          \
-    struct __dpurt_mutex __dpurt_mutex_##_name = {0, 0};                                           \
-    mutex_id_t const _name = &__dpurt_mutex_##_name
+    ATOMIC_BIT_INIT(mutex_##_name);                                                                \
+    const mutex_id_t _name = &ATOMIC_BIT_GET(mutex_##_name)
 #define MUTEX_GET(_name) (_name)
 
 void mutex_lock(mutex_id_t mutex);

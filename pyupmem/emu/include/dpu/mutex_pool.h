@@ -6,12 +6,12 @@
 
 struct mutex_pool {
     uint32_t nb_mutexes;
-    struct __dpurt_mutex *mutexes;
+    uint8_t *mutexes;
 };
 
 #define MUTEX_POOL_INIT(_name, _nb_mutexes)                                                        \
-    struct __dpurt_mutex __dpurt_pool_##_name[_nb_mutexes];                                        \
-    struct mutex_pool _name = {(_nb_mutexes), __dpurt_pool_##_name}
+    ATOMIC_BIT_INIT(mutex_pool_##_name)[_nb_mutexes];                                              \
+    struct mutex_pool _name = {(_nb_mutexes), ATOMIC_BIT_GET(mutex_pool_##_name)}
 
 static inline void mutex_pool_lock(struct mutex_pool *pool, uint32_t key)
 {

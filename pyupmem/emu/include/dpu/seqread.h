@@ -21,6 +21,8 @@ typedef struct {
 } seqreader_t;
 
 void __dpurt_check_mram_address(const void *mram_addr, const char *what, const char *file, int line);
+/* A DMA on the DPU's engine: a switch point and its modelled time. */
+void __dpurt_dma(uint32_t latency, uint32_t bytes);
 
 #define seqread_alloc() ((seqreader_buffer_t)mem_alloc(2 * SEQREAD_CACHE_SIZE))
 #define seqread_init(cache, mram_addr, reader)                                                     \
@@ -34,12 +36,17 @@ static inline void *__dpurt_seqread_init(seqreader_buffer_t cache, const void *m
     __dpurt_check_mram_address(mram_addr, "seqread", file, line);
     reader->wram_cache = cache;
     reader->mram_addr = (uintptr_t)mram_addr;
+    __dpurt_dma(77, 2 * SEQREAD_CACHE_SIZE); /* the cache fill */
     return (void *)mram_addr;
 }
 static inline void *seqread_get(void *ptr, uint32_t inc, seqreader_t *reader)
 {
     (void)reader;
-    return (char *)ptr + inc;
+    char *next = (char *)ptr + inc;
+    /* Crossing into the next cache-sized window is where the hardware refills its cache. */
+    if (((uintptr_t)ptr ^ (uintptr_t)next) & ~(uintptr_t)(SEQREAD_CACHE_SIZE - 1))
+        __dpurt_dma(77, SEQREAD_CACHE_SIZE);
+    return next;
 }
 static inline __mram_ptr void *seqread_tell(void *ptr, seqreader_t *reader)
 {

@@ -93,9 +93,8 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
     }
 
     emu_stop_workers(allocation, range.first, range.count);
-    /* A load resets MRAM: drop the old pages, then write the MRAM variables. */
-    fallocate(allocation->mram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-              (off_t)range.first * EMU_MRAM_SIZE, (off_t)range.count * EMU_MRAM_SIZE);
+    /* A load writes only the program's own MRAM variables: the rest of MRAM (the heap
+     * the host filled before loading) keeps its content, as on hardware. */
     for (uint32_t i = range.first; i < range.first + range.count; i++) {
         if (program->mram_image_size > 0)
             memcpy(allocation->mram + (uint64_t)i * EMU_MRAM_SIZE, program->mram_image,

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,13 @@
 #include "runtime.h"
 
 struct dpurt_state __dpurt;
+
+/* PYUPMEM_EMU_QUIET set (and not "" or "0") keeps faults and warnings off stderr. */
+static bool quiet(void)
+{
+    const char *value = getenv("PYUPMEM_EMU_QUIET");
+    return value != NULL && *value != '\0' && strcmp(value, "0") != 0;
+}
 struct emu_control *__dpurt_control;
 
 void __dpurt_launch_finished(uint32_t final_state)
@@ -45,7 +53,7 @@ static __attribute__((noreturn)) void report_fault(const char *message)
     if (slot->log_len > 0 && slot->log[slot->log_len - 1] != '\n')
         __dpurt_log_append("\n", 1);
     __dpurt_log_append(line, (size_t)length);
-    if (getenv("PYUPMEM_EMU_QUIET") == NULL)
+    if (!quiet())
         fprintf(stderr, "pyupmem emulator: DPU#0x%x: %s\n", slot->dpu_id, message);
     __dpurt_launch_finished(EMU_FAULT);
     _exit(1);
@@ -66,6 +74,44 @@ void __dpurt_fault(const char *file, int line, const char *format, ...)
     else
         snprintf(message + length, sizeof(message) - (size_t)length, " (tasklet %u)", __dpurt.current);
     report_fault(message);
+}
+
+void __dpurt_warn_once(const char *rule, const char *file, int line, const char *format, ...)
+{
+    /* One warning per (rule, source line) for the whole allocation: the table lives in
+     * the control block that every DPU of the allocation shares. */
+    uint64_t key = 1469598103934665603ull;
+    for (const char *c = rule; *c; c++)
+        key = (key ^ (unsigned char)*c) * 1099511628211ull;
+    for (const char *c = file ? file : ""; *c; c++)
+        key = (key ^ (unsigned char)*c) * 1099511628211ull;
+    key = ((key ^ (uint64_t)line) * 1099511628211ull) | 1;
+    if (__dpurt_control != NULL) {
+        bool fresh = false;
+        for (uint32_t probe = 0; probe < EMU_WARNED_SLOTS; probe++) {
+            _Atomic uint64_t *entry = &__dpurt_control->warned[(key + probe) % EMU_WARNED_SLOTS];
+            uint64_t seen = 0;
+            if (atomic_compare_exchange_strong(entry, &seen, key)) {
+                fresh = true;
+                break;
+            }
+            if (seen == key)
+                break;
+        }
+        if (!fresh)
+            return; /* already warned, or too many distinct lines to keep track of */
+    }
+    if (quiet())
+        return;
+    char message[768];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    fprintf(stderr,
+            "pyupmem emulator: DPU#0x%x: warning: %s (tasklet %u, %s:%d); this breaks a documented "
+            "rule: set PYUPMEM_EMU_STRICT=1 to make it a fault\n",
+            __dpurt.slot ? __dpurt.slot->dpu_id : 0, message, __dpurt.current, file ? file : "?", line);
 }
 
 static void on_signal(int signo, siginfo_t *info, void *context)

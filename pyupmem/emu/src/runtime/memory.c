@@ -1,5 +1,7 @@
 /* memory.c: MRAM DMA with the hardware's rules, and the WRAM allocators. */
 #define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +15,11 @@
 
 #define MRAM_END ((uintptr_t)EMU_MRAM_BASE + EMU_MRAM_SIZE)
 
+/* DMA latency, in cycles before the per-byte part (published characterisation). */
+#define DMA_READ_LATENCY 77u
+#define DMA_WRITE_LATENCY 61u
+#define MRAM_OFFSET_MASK ((uintptr_t)EMU_MRAM_SIZE - 1)
+
 static int in_mram(uintptr_t address, size_t length)
 {
     return address >= EMU_MRAM_BASE && address <= MRAM_END && length <= MRAM_END - address;
@@ -25,35 +32,77 @@ void __dpurt_check_mram_address(const void *mram_addr, const char *what, const c
                       EMU_MRAM_BASE, (unsigned long)MRAM_END);
 }
 
-static void check_dma(const char *what, uintptr_t mram, uintptr_t wram, unsigned n, const char *file,
-                      int line)
+/* The bytes the DMA engine moves for a requested length: the length travels as
+ * ((n >> 3) - 1) & 0xff, in 8-byte units, so it wraps below 8 and above 2048. */
+static unsigned dma_bytes(unsigned n)
 {
-    if (n < 8 || n > 2048 || n % 8 != 0)
-        __dpurt_fault(file, line, "%s: size %u is not a multiple of 8 in 8..2048 bytes", what, n);
-    if (mram % 8 != 0)
-        __dpurt_fault(file, line, "%s: MRAM address 0x%lx is not 8-byte aligned", what,
-                      (unsigned long)mram);
-    if (wram % 8 != 0)
-        __dpurt_fault(file, line, "%s: WRAM address %p is not 8-byte aligned (declare the buffer "
-                      "__dma_aligned)", what, (void *)wram);
-    if (!in_mram(mram, n))
-        __dpurt_fault(file, line, "%s: MRAM range [0x%lx, 0x%lx) is outside MRAM [0x%08x, 0x%08lx)",
-                      what, (unsigned long)mram, (unsigned long)(mram + n), EMU_MRAM_BASE,
-                      (unsigned long)MRAM_END);
+    return ((((n >> 3) - 1u) & 0xffu) + 1u) * 8u;
+}
+
+/* A documented DMA rule is broken: a fault in strict mode, else a warning (once per
+ * source line) and the hardware's behaviour. */
+#define BROKEN_RULE(rule, file, line, hardware_does, ...)                                           \
+    do {                                                                                           \
+        if (__dpurt.strict)                                                                        \
+            __dpurt_fault(file, line, __VA_ARGS__);                                                \
+        char broken_[256];                                                                         \
+        snprintf(broken_, sizeof(broken_), __VA_ARGS__);                                           \
+        __dpurt_warn_once(rule, file, line, "%s; %s", broken_, hardware_does);                     \
+    } while (0)
+
+static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, unsigned n,
+                const char *file, int line)
+{
+    unsigned bytes = n;
+    if (n < 8 || n > 2048 || n % 8 != 0) {
+        bytes = dma_bytes(n);
+        char does[96];
+        snprintf(does, sizeof(does), "the hardware moves %u bytes", bytes);
+        BROKEN_RULE("size", file, line, does, "%s: size %u is not a multiple of 8 in 8..2048 bytes",
+                    what, n);
+    }
+    if (mram % 8 != 0) {
+        BROKEN_RULE("mram-align", file, line, "the hardware ignores the low 3 address bits",
+                    "%s: MRAM address 0x%lx is not 8-byte aligned", what, (unsigned long)mram);
+        mram &= ~(uintptr_t)7;
+    }
+    if (wram % 8 != 0) {
+        BROKEN_RULE("wram-align", file, line, "the hardware ignores the low 3 address bits",
+                    "%s: WRAM address %p is not 8-byte aligned (declare the buffer __dma_aligned)",
+                    what, (void *)wram);
+        wram &= ~(uintptr_t)7;
+    }
+    if (!in_mram(mram, 1)) {
+        uintptr_t wrapped = EMU_MRAM_BASE + (mram & MRAM_OFFSET_MASK);
+        char does[96];
+        snprintf(does, sizeof(does), "the hardware uses the low 26 bits: MRAM offset 0x%lx",
+                 (unsigned long)(wrapped - EMU_MRAM_BASE));
+        BROKEN_RULE("mram-range", file, line, does,
+                    "%s: MRAM range [0x%lx, 0x%lx) is outside MRAM [0x%08x, 0x%08lx)", what,
+                    (unsigned long)mram, (unsigned long)(mram + n), EMU_MRAM_BASE,
+                    (unsigned long)MRAM_END);
+        mram = wrapped;
+    }
+    if (!in_mram(mram, bytes))
+        __dpurt_fault(file, line, "%s: MRAM range [0x%lx, 0x%lx) runs past the end of the 64 MiB MRAM",
+                      what, (unsigned long)mram, (unsigned long)(mram + bytes));
     if (in_mram(wram, 1))
         __dpurt_fault(file, line, "%s: the WRAM buffer %p is an MRAM address", what, (void *)wram);
+    if (to_mram)
+        memmove((void *)mram, (const void *)wram, bytes);
+    else
+        memmove((void *)wram, (const void *)mram, bytes);
+    __dpurt_dma(to_mram ? DMA_WRITE_LATENCY : DMA_READ_LATENCY, bytes);
 }
 
 void __dpurt_mram_read(const void *from, void *to, unsigned int n, const char *file, int line)
 {
-    check_dma("mram_read", (uintptr_t)from, (uintptr_t)to, n, file, line);
-    memcpy(to, from, n);
+    dma("mram_read", false, (uintptr_t)from, (uintptr_t)to, n, file, line);
 }
 
 void __dpurt_mram_write(const void *from, void *to, unsigned int n, const char *file, int line)
 {
-    check_dma("mram_write", (uintptr_t)to, (uintptr_t)from, n, file, line);
-    memcpy(to, from, n);
+    dma("mram_write", true, (uintptr_t)to, (uintptr_t)from, n, file, line);
 }
 
 void *__dpurt_mram_read_unaligned(const void *from, void *buffer, unsigned int n, const char *file,
@@ -66,6 +115,7 @@ void *__dpurt_mram_read_unaligned(const void *from, void *buffer, unsigned int n
     if (!in_mram(start, end - start))
         __dpurt_fault(file, line, "mram_read_unaligned: [%p, +%u) is outside MRAM", from, n);
     memcpy(buffer, (const void *)start, end - start);
+    __dpurt_dma(DMA_READ_LATENCY, (uint32_t)(end - start));
     return (char *)buffer + ((uintptr_t)from - start);
 }
 
@@ -77,6 +127,10 @@ void __dpurt_mram_write_unaligned(const void *from, void *dest, unsigned int n, 
     if (!in_mram((uintptr_t)dest, n))
         __dpurt_fault(file, line, "mram_write_unaligned: [%p, +%u) is outside MRAM", dest, n);
     memcpy(dest, from, n);
+    /* a read of the surrounding 8-byte units, then their write */
+    uint32_t span = (uint32_t)((((uintptr_t)dest + n + 7) & ~(uintptr_t)7) - ((uintptr_t)dest & ~(uintptr_t)7));
+    __dpurt_dma(DMA_READ_LATENCY, span);
+    __dpurt_dma(DMA_WRITE_LATENCY, span);
 }
 
 /* The mem_alloc heap: WRAM left after the program's variables and its stacks. */

@@ -15,17 +15,33 @@ struct dpurt_state {
     uint32_t nr_tasklets;
     uint32_t wram_used;          /* bytes of WRAM taken by the program's variables */
     unsigned current;            /* running tasklet */
-    uint64_t progress;           /* bumped whenever a waiting tasklet may proceed */
+    bool strict;                 /* a broken DMA rule faults instead of warning */
+    bool shuffle;                /* a seeded random choice at every switch point */
+    uint64_t shuffle_seed;
+    uint64_t dma_free;           /* modelled cycle at which the DMA engine is free */
+    uint64_t launch_cycles;      /* modelled cycles of the last launch */
 };
 
 extern struct dpurt_state __dpurt;
 
-/* tasklets.c */
+/* tasklets.c: the scheduler and the time model */
 void __dpurt_tasklets_init(void);
 void __dpurt_run_launch(void);
-void __dpurt_wait(void);
+/* The running tasklet's modelled clock, in DPU cycles. */
+uint64_t __dpurt_clock(void);
+/* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2
+ * cycles after the engine is free; a switch point. */
+void __dpurt_dma(uint32_t latency, uint32_t bytes);
+/* Blocks the running tasklet on `object` until __dpurt_wake(object); the caller then
+ * re-checks its condition. */
+void __dpurt_block(const void *object, const char *primitive);
+/* Makes every tasklet blocked on `object` runnable; returns how many. */
+unsigned __dpurt_wake(const void *object);
 /* Whether `address` lies in a tasklet's stack guard page (a stack overflow), and whose. */
-bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet); /* yield as a waiting tasklet; the caller re-checks its condition */
+bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet);
+
+/* sync.c */
+void __dpurt_sync_reset(void);
 
 /* fault.c */
 void __dpurt_fault(const char *file, int line, const char *format, ...)
@@ -33,6 +49,9 @@ void __dpurt_fault(const char *file, int line, const char *format, ...)
 void __dpurt_install_fault_handlers(void);
 void __dpurt_log_append(const char *text, size_t length);
 void __dpurt_launch_finished(uint32_t final_state);
+/* Prints a warning once per (rule, source line) for the whole allocation. */
+void __dpurt_warn_once(const char *rule, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* perfcounter.c: the monotonic clock, in nanoseconds */
 uint64_t __dpurt_now_ns(void);

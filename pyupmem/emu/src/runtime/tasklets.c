@@ -1,20 +1,27 @@
-/* tasklets.c: tasklets as coroutines on the worker's single thread, and the
- * synchronisation primitives. A tasklet runs until it must wait (barrier, mutex,
- * semaphore, handshake) or ends, so a launch costs no thread switches and a
- * compute-bound kernel runs at native speed. */
+/* tasklets.c: tasklets as coroutines on the worker's single thread, and the scheduler
+ * that interleaves them as the DPU does.
+ *
+ * Each tasklet has a modelled clock: the DPU cycle at which it can issue its next
+ * instruction. A tasklet runs natively until a switch point (a DMA, a wait, its end);
+ * there its clock advances by what the hardware would charge (the DMA engine's time,
+ * the time the others took to release it, the instructions it issued when they are
+ * counted), and the scheduler resumes the runnable tasklet whose clock is furthest
+ * behind, ties in round-robin order. That one mechanism gives both the hardware's
+ * interleaving (a DMA lets the others run; tasklets released together take turns) and
+ * a time estimate (the launch's cycles are the largest clock). A tasklet that runs long
+ * without a switch point (a spin-wait on a WRAM flag) is preempted by a CPU-time timer,
+ * so the tasklet it waits for gets to run. */
 #define _GNU_SOURCE
-#include <errno.h>
+#include <link.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
-#include <barrier.h>
 #include <defs.h>
-#include <handshake.h>
-#include <mutex.h>
-#include <sem.h>
 
 #include "runtime.h"
 
@@ -24,6 +31,12 @@
 
 /* Host code needs far more stack than a DPU's 1 KiB (printf alone takes several). */
 #define TASKLET_STACK_SIZE (256u << 10)
+/* CPU time a tasklet may run without a switch point before it is preempted. */
+#define PREEMPT_SLICE_US 1000
+/* A tasklet issues at most one instruction every 11 cycles (the pipeline's depth). */
+#define PIPELINE_INTERVAL 11u
+
+enum tasklet_state { RUNNABLE, WAITING, FINISHED };
 
 struct tasklet {
     void *sp;
@@ -31,9 +44,11 @@ struct tasklet {
     ucontext_t context;
 #endif
     char *stack; /* lowest usable byte; a guard page lies below */
-    bool finished;
-    bool waiting;
-    const char *waits_in; /* the primitive a waiting tasklet is blocked in */
+    enum tasklet_state state;
+    uint64_t clock;           /* modelled cycle at which it issues next */
+    uint64_t counted_at;      /* __dpurt_instructions when its clock was last brought up to date */
+    const void *waits_for;    /* the object a waiting tasklet is blocked on */
+    const char *waits_in;     /* the primitive it is blocked in */
 };
 
 static struct tasklet tasklets[EMU_MAX_TASKLETS];
@@ -41,7 +56,14 @@ static void *scheduler_sp;
 #if !defined(__x86_64__)
 static ucontext_t scheduler_context;
 #endif
-static uint32_t handshake_waiter[EMU_MAX_TASKLETS]; /* waiter id + 1 per notifier, 0 if none */
+static volatile sig_atomic_t in_tasklet;   /* a tasklet runs (not the scheduler) */
+static volatile sig_atomic_t preempted;    /* the running tasklet was preempted */
+static uintptr_t program_text_start, program_text_end;
+static uint64_t shuffle_state;
+
+/* Instructions the running program issued; DPU programs built with cost counting add
+ * to it in every basic block (0 otherwise). */
+uint64_t __dpurt_instructions;
 
 extern int dpu_main(void);
 void __dpurt_switch(void **from, void *to);
@@ -50,6 +72,7 @@ void __dpurt_trampoline(void);
 static void switch_to_scheduler(void)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
+    in_tasklet = 0;
 #if defined(__x86_64__)
     __dpurt_switch(&self->sp, scheduler_sp);
 #else
@@ -59,6 +82,7 @@ static void switch_to_scheduler(void)
 
 static void switch_to_tasklet(unsigned id)
 {
+    in_tasklet = 1;
 #if defined(__x86_64__)
     __dpurt_switch(&scheduler_sp, tasklets[id].sp);
 #else
@@ -66,10 +90,31 @@ static void switch_to_tasklet(unsigned id)
 #endif
 }
 
+/* Brings the running tasklet's clock up to date with the instructions it issued. While
+ * more than 11 tasklets are runnable they share the DPU's one instruction per cycle. */
+static void count_instructions(void)
+{
+    struct tasklet *self = &tasklets[__dpurt.current];
+    uint64_t issued = __dpurt_instructions - self->counted_at;
+    if (issued == 0)
+        return;
+    unsigned runnable = 0;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
+        runnable += tasklets[id].state == RUNNABLE;
+    self->clock += issued * (runnable > PIPELINE_INTERVAL ? runnable : PIPELINE_INTERVAL);
+    self->counted_at = __dpurt_instructions;
+}
+
+uint64_t __dpurt_clock(void)
+{
+    count_instructions();
+    return tasklets[__dpurt.current].clock;
+}
+
 static __attribute__((noreturn)) void tasklet_exit(void)
 {
-    tasklets[__dpurt.current].finished = true;
-    __dpurt.progress++;
+    count_instructions();
+    tasklets[__dpurt.current].state = FINISHED;
     switch_to_scheduler();
     __builtin_unreachable();
 }
@@ -103,9 +148,62 @@ static void reset_context(unsigned id)
     t->context.uc_link = NULL;
     makecontext(&t->context, tasklet_entry, 0);
 #endif
-    t->finished = false;
-    t->waiting = false;
+    t->state = RUNNABLE;
+    t->clock = 0;
+    t->counted_at = __dpurt_instructions;
+    t->waits_for = NULL;
     t->waits_in = NULL;
+}
+
+/* The DPU program's own code: the only place where preempting a tasklet is safe (not
+ * inside libc or this runtime, which may hold locks or be mid-update). */
+static int find_program_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *phdr = &info->dlpi_phdr[i];
+        if (phdr->p_type == PT_LOAD && (phdr->p_flags & PF_X)) {
+            program_text_start = info->dlpi_addr + phdr->p_vaddr;
+            program_text_end = program_text_start + phdr->p_memsz;
+        }
+    }
+    return 1; /* only the first object: the program itself */
+}
+
+static uintptr_t interrupted_pc(void *context)
+{
+#if defined(__x86_64__)
+    return (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)((ucontext_t *)context)->uc_mcontext.pc;
+#else
+    (void)context;
+    return 0;
+#endif
+}
+
+/* Runs on the tasklet's own stack (no SA_ONSTACK), so switching away here keeps the
+ * signal frame on that stack until the tasklet resumes and the handler returns. */
+static void on_preempt_timer(int signo, siginfo_t *info, void *context)
+{
+    (void)signo;
+    (void)info;
+    uintptr_t pc = interrupted_pc(context);
+    if (!in_tasklet || pc < program_text_start || pc >= program_text_end)
+        return;
+    preempted = 1;
+    switch_to_scheduler();
+}
+
+static void set_preempt_timer(bool on)
+{
+    struct itimerval timer = {{0, 0}, {0, 0}};
+    if (on) {
+        timer.it_interval.tv_usec = PREEMPT_SLICE_US;
+        timer.it_value.tv_usec = PREEMPT_SLICE_US;
+    }
+    setitimer(ITIMER_VIRTUAL, &timer, NULL);
 }
 
 void __dpurt_tasklets_init(void)
@@ -125,18 +223,61 @@ void __dpurt_tasklets_init(void)
         mprotect(block, (size_t)page, PROT_NONE); /* overflow faults instead of corrupting */
         tasklets[id].stack = block + page;
     }
+    dl_iterate_phdr(find_program_text, NULL);
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_preempt_timer;
+    /* SA_NODEFER: the tasklet resumed next must stay preemptible while this handler's
+     * frame waits on the preempted tasklet's stack. */
+    action.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGVTALRM, &action, NULL);
+    shuffle_state = __dpurt.shuffle_seed ^ (0x9e3779b97f4a7c15ull * (__dpurt.slot ? __dpurt.slot->dpu_id + 1 : 1));
 }
 
-void __dpurt_wait(void)
+static uint64_t next_random(void)
 {
-    tasklets[__dpurt.current].waiting = true;
-    switch_to_scheduler();
+    /* splitmix64: a seeded, reproducible choice at each switch point */
+    uint64_t z = (shuffle_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
 }
 
-static void wait_in(const char *primitive)
+/* The next tasklet to run: the runnable one with the earliest clock, ties in round-robin
+ * order after `last` (so tasklets released together take turns); a random runnable
+ * one under the shuffle schedule. -1 when none can run. */
+static int pick_next(unsigned last)
 {
-    tasklets[__dpurt.current].waits_in = primitive;
-    __dpurt_wait();
+    unsigned n = __dpurt.nr_tasklets, candidates = 0;
+    int best = -1;
+    for (unsigned step = 1; step <= n; step++) {
+        unsigned id = (last + step) % n;
+        if (tasklets[id].state != RUNNABLE)
+            continue;
+        candidates++;
+        if (best < 0 || tasklets[id].clock < tasklets[best].clock)
+            best = (int)id;
+    }
+    if (__dpurt.shuffle && candidates > 1) {
+        uint64_t chosen = next_random() % candidates;
+        for (unsigned id = 0; id < n; id++)
+            if (tasklets[id].state == RUNNABLE && chosen-- == 0)
+                return (int)id;
+    }
+    return best;
+}
+
+static __attribute__((noreturn)) void report_deadlock(void)
+{
+    char detail[512] = "";
+    size_t used = 0;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets && used < sizeof(detail) - 64; id++)
+        if (tasklets[id].state == WAITING)
+            used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%u in %s",
+                                     used ? ", " : "", id, tasklets[id].waits_in);
+    __dpurt.current = 0;
+    __dpurt_fault(NULL, 0, "deadlock: every live tasklet waits forever (tasklet %s)", detail);
 }
 
 void __dpurt_run_launch(void)
@@ -144,36 +285,93 @@ void __dpurt_run_launch(void)
     unsigned n = __dpurt.nr_tasklets;
     for (unsigned id = 0; id < n; id++)
         reset_context(id);
-    memset(handshake_waiter, 0, sizeof(handshake_waiter));
-    unsigned live = n;
-    while (live > 0) {
-        uint64_t progress_before = __dpurt.progress;
-        bool all_waiting = true;
-        for (unsigned id = 0; id < n; id++) {
-            struct tasklet *t = &tasklets[id];
-            if (t->finished)
-                continue;
-            __dpurt.current = id;
-            t->waiting = false;
-            switch_to_tasklet(id);
-            if (t->finished) {
-                live--;
-                all_waiting = false;
-            } else if (!t->waiting) {
-                all_waiting = false;
-            }
-        }
-        if (live > 0 && all_waiting && __dpurt.progress == progress_before) {
-            char detail[512] = "";
-            size_t used = 0;
-            for (unsigned id = 0; id < n && used < sizeof(detail) - 64; id++)
-                if (!tasklets[id].finished)
-                    used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%u in %s",
-                                             used ? ", " : "", id, tasklets[id].waits_in);
-            __dpurt.current = 0;
-            __dpurt_fault(NULL, 0, "deadlock: every live tasklet waits forever (tasklet %s)", detail);
+    __dpurt.dma_free = 0;
+    __dpurt_sync_reset();
+    if (n > 1)
+        set_preempt_timer(true);
+    unsigned last = n - 1; /* so that tasklet 0 starts */
+    for (;;) {
+        int next = pick_next(last);
+        if (next < 0)
+            break;
+        __dpurt.current = (unsigned)next;
+        switch_to_tasklet((unsigned)next);
+        last = (unsigned)next;
+        if (preempted) {
+            /* It made no visible progress: let every other runnable tasklet go first. */
+            preempted = 0;
+            struct tasklet *self = &tasklets[next];
+            for (unsigned id = 0; id < n; id++)
+                if (tasklets[id].state == RUNNABLE && tasklets[id].clock > self->clock)
+                    self->clock = tasklets[id].clock;
+            self->clock++;
         }
     }
+    set_preempt_timer(false);
+    uint64_t cycles = 0;
+    for (unsigned id = 0; id < n; id++) {
+        if (tasklets[id].state == WAITING)
+            report_deadlock();
+        if (tasklets[id].clock > cycles)
+            cycles = tasklets[id].clock;
+    }
+    __dpurt.launch_cycles = cycles;
+}
+
+/* A switch point: let the tasklets whose clocks are behind this one's run first. */
+static void yield_if_behind(void)
+{
+    unsigned self = __dpurt.current;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
+        if (id != self && tasklets[id].state == RUNNABLE &&
+            (__dpurt.shuffle || tasklets[id].clock <= tasklets[self].clock)) {
+            switch_to_scheduler();
+            return;
+        }
+    }
+}
+
+void __dpurt_dma(uint32_t latency, uint32_t bytes)
+{
+    /* One DMA engine per DPU, the issuing tasklet waits: alpha + beta * size cycles. */
+    struct tasklet *self = &tasklets[__dpurt.current];
+    count_instructions();
+    uint64_t start = self->clock > __dpurt.dma_free ? self->clock : __dpurt.dma_free;
+    self->clock = start + latency + bytes / 2;
+    __dpurt.dma_free = self->clock;
+    yield_if_behind();
+}
+
+void __dpurt_block(const void *object, const char *primitive)
+{
+    struct tasklet *self = &tasklets[__dpurt.current];
+    count_instructions();
+    self->state = WAITING;
+    self->waits_for = object;
+    self->waits_in = primitive;
+    switch_to_scheduler();
+}
+
+unsigned __dpurt_wake(const void *object)
+{
+    uint64_t now = __dpurt_clock();
+    unsigned woken = 0;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
+        struct tasklet *t = &tasklets[id];
+        if (t->state != WAITING || t->waits_for != object)
+            continue;
+        t->state = RUNNABLE;
+        t->waits_for = NULL;
+        if (t->clock < now)
+            t->clock = now; /* it resumes once the waker released it */
+        woken++;
+    }
+    return woken;
+}
+
+bool __dpurt_is_waiting(unsigned tasklet, const void *object)
+{
+    return tasklets[tasklet].state == WAITING && tasklets[tasklet].waits_for == object;
 }
 
 sysname_t me(void)
@@ -203,80 +401,4 @@ int check_stack(void)
 {
     char here;
     return (int)(&here - tasklets[__dpurt.current].stack);
-}
-
-void barrier_wait(barrier_t *barrier)
-{
-    if (barrier->count == 0 || barrier->count > __dpurt.nr_tasklets)
-        __dpurt_fault(NULL, 0, "barrier_wait: the barrier counts %u tasklets but the program has %u",
-                      barrier->count, __dpurt.nr_tasklets);
-    uint32_t generation = barrier->generation;
-    if (++barrier->arrived >= barrier->count) {
-        barrier->arrived = 0;
-        barrier->generation++;
-        __dpurt.progress++;
-        return;
-    }
-    while (barrier->generation == generation)
-        wait_in("barrier_wait");
-}
-
-void mutex_lock(mutex_id_t mutex)
-{
-    while (mutex->locked)
-        wait_in("mutex_lock");
-    mutex->locked = 1;
-    mutex->owner = __dpurt.current;
-}
-
-bool mutex_trylock(mutex_id_t mutex)
-{
-    if (mutex->locked)
-        return false;
-    mutex->locked = 1;
-    mutex->owner = __dpurt.current;
-    return true;
-}
-
-void mutex_unlock(mutex_id_t mutex)
-{
-    mutex->locked = 0;
-    __dpurt.progress++;
-}
-
-void sem_take(sem_t *sem)
-{
-    while (sem->count <= 0)
-        wait_in("sem_take");
-    sem->count--;
-}
-
-void sem_give(sem_t *sem)
-{
-    sem->count++;
-    __dpurt.progress++;
-}
-
-void handshake_notify(void)
-{
-    unsigned self = __dpurt.current;
-    while (handshake_waiter[self] == 0)
-        wait_in("handshake_notify");
-    handshake_waiter[self] = 0;
-    __dpurt.progress++;
-}
-
-int handshake_wait_for(sysname_t notifier)
-{
-    if (notifier >= __dpurt.nr_tasklets)
-        __dpurt_fault(NULL, 0, "handshake_wait_for(%u): the program has only %u tasklets", notifier,
-                      __dpurt.nr_tasklets);
-    if (handshake_waiter[notifier] != 0)
-        return EALREADY;
-    uint32_t token = __dpurt.current + 1;
-    handshake_waiter[notifier] = token;
-    __dpurt.progress++;
-    while (handshake_waiter[notifier] == token)
-        wait_in("handshake_wait_for");
-    return 0;
 }

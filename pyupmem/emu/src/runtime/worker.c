@@ -90,6 +90,9 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
     close(mram_fd);
     close(wram_fd);
 
+    __dpurt.strict = __dpurt_control->strict != 0;
+    __dpurt.shuffle = __dpurt_control->shuffle != 0;
+    __dpurt.shuffle_seed = __dpurt_control->shuffle_seed;
     __dpurt_heap_init();
     __dpurt_tasklets_init();
     uint32_t seen = atomic_load(&slot->command_seq);
@@ -110,6 +113,7 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
         uint64_t start = __dpurt_now_ns();
         __dpurt_run_launch();
         slot->last_launch_ns = __dpurt_now_ns() - start;
+        slot->last_launch_cycles = __dpurt.launch_cycles;
         __dpurt_launch_finished(EMU_READY);
     }
 }

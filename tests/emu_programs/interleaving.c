@@ -1,0 +1,137 @@
+/* Patterns whose result depends on how tasklets interleave; the host picks one with
+ * `mode` and reads `result` (and `seen`, one word per tasklet).
+ *   1  count after barrier: every tasklet reads a shared counter after a barrier; the
+ *      last one updates it after its own mram_write. Hardware: everyone sees 0.
+ *   2  spin-wait: tasklet 0 spins on a WRAM flag that the last tasklet sets after DMAs.
+ *   3  a race: read a shared word, DMA, write it back plus one (lost updates).
+ *   4  the same under a mutex: race-free.
+ *   5  a barrier built at run time by writing the SDK's four fields, used twice.
+ *   6  a byte array of mutexes; each tasklet holds its own and its neighbour's at once.
+ */
+#include <atomic_bit.h>
+#include <barrier.h>
+#include <defs.h>
+#include <mram.h>
+#include <mutex.h>
+#include <stdint.h>
+
+#define ROUNDS 8
+#define NR_LOCKS 8
+
+__host uint32_t mode;
+__host uint32_t result;
+__host uint32_t seen[NR_TASKLETS];
+__host uint32_t lock_bytes_touched;
+__mram_noinit uint64_t scratch[NR_TASKLETS][8];
+
+BARRIER_INIT(start, NR_TASKLETS);
+MUTEX_INIT(counter_mutex);
+ATOMIC_BIT_INIT(locks)[NR_LOCKS];
+ATOMIC_BIT_INIT(runtime_barrier_bit);
+barrier_t runtime_barrier;
+uint32_t shared_counter;
+uint32_t per_lock[NR_LOCKS];
+volatile uint32_t flag;
+
+_Static_assert(sizeof(ATOMIC_BIT_GET(locks)) == NR_LOCKS, "ATOMIC_BIT_INIT(x)[N] is an array");
+_Static_assert(sizeof(barrier_t) == 4, "barrier_t is the SDK's four bytes");
+
+static void dma(void)
+{
+    __dma_aligned uint64_t buffer[8] = {me()};
+    mram_write(buffer, scratch[me()], sizeof(buffer));
+}
+
+int main(void)
+{
+    uint32_t id = me();
+    if (id == 0) {
+        shared_counter = 0;
+        flag = 0;
+        result = 0;
+        runtime_barrier.wait_queue = 0xff;
+        runtime_barrier.count = NR_TASKLETS;
+        runtime_barrier.initial_count = NR_TASKLETS;
+        runtime_barrier.lock = (uint8_t)(uintptr_t)&ATOMIC_BIT_GET(runtime_barrier_bit);
+        for (int i = 0; i < NR_LOCKS; i++)
+            per_lock[i] = 0;
+    }
+    barrier_wait(&start);
+    switch (mode) {
+    case 1: {
+        uint32_t count = shared_counter;
+        dma();
+        if (id == NR_TASKLETS - 1)
+            shared_counter = count + NR_TASKLETS;
+        seen[id] = count;
+        barrier_wait(&start);
+        result = shared_counter;
+        break;
+    }
+    case 2:
+        if (id == 0) {
+            while (flag == 0)
+                ; /* no switch point: only the hardware-like preemption lets the others run */
+            result = 1;
+        } else if (id == NR_TASKLETS - 1) {
+            dma();
+            dma();
+            flag = 1;
+        }
+        break;
+    case 3:
+    case 4:
+        for (int round = 0; round < ROUNDS; round++) {
+            if (mode == 4)
+                mutex_lock(counter_mutex);
+            uint32_t value = shared_counter;
+            dma();
+            shared_counter = value + 1;
+            if (mode == 4)
+                mutex_unlock(counter_mutex);
+        }
+        barrier_wait(&start);
+        result = shared_counter;
+        break;
+    case 5:
+        for (int phase = 1; phase <= 2; phase++) {
+            seen[id] = (uint32_t)phase;
+            if (id % 2)
+                dma();
+            barrier_wait(&runtime_barrier);
+            for (int other = 0; other < NR_TASKLETS; other++)
+                if (seen[other] < (uint32_t)phase)
+                    result = 0xbad;
+            barrier_wait(&runtime_barrier);
+        }
+        break;
+    case 6: {
+        uint8_t *first = &ATOMIC_BIT_GET(locks)[id % NR_LOCKS];
+        uint8_t *second = &ATOMIC_BIT_GET(locks)[(id + 1) % NR_LOCKS];
+        if (first > second) {
+            uint8_t *swap = first;
+            first = second;
+            second = swap;
+        }
+        for (int round = 0; round < ROUNDS; round++) {
+            mutex_lock(first);
+            mutex_lock(second);
+            uint32_t a = per_lock[id % NR_LOCKS], b = per_lock[(id + 1) % NR_LOCKS];
+            dma();
+            per_lock[id % NR_LOCKS] = a + 1;
+            per_lock[(id + 1) % NR_LOCKS] = b + 1;
+            mutex_unlock(second);
+            mutex_unlock(first);
+        }
+        barrier_wait(&start);
+        if (id == 0) {
+            for (int i = 0; i < NR_LOCKS; i++) {
+                result += per_lock[i];
+                lock_bytes_touched |= ATOMIC_BIT_GET(locks)[i];
+            }
+        }
+        break;
+    }
+    }
+    return 0;
+}
