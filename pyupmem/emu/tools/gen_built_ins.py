@@ -71,6 +71,8 @@ BINARY: dict[str, str] = {
 }
 for _x, _xe in _MUL_PARTS.items():
     for _y, _ye in _MUL_PARTS.items():
+        if _x[0] == "u" and _y[0] == "s":
+            continue  # the ISA has signed x unsigned, not unsigned x signed
         BINARY[f"mul_{_x}_{_y}"] = (
             f"uint32_t a_ = a, b_ = b;\n    return (uint32_t)({_xe} * {_ye.replace('a_', 'b_')});"
         )

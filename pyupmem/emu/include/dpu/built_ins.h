@@ -284,18 +284,6 @@ static inline uint32_t __dpurt_op_mul_sh_uh(uint32_t a, uint32_t b)
     return (uint32_t)(__dpurt_s8(a_ >> 8) * (int32_t)((b_ >> 8) & 0xffu));
 }
 
-static inline uint32_t __dpurt_op_mul_ul_sl(uint32_t a, uint32_t b)
-{
-    uint32_t a_ = a, b_ = b;
-    return (uint32_t)((int32_t)(a_ & 0xffu) * __dpurt_s8(b_));
-}
-
-static inline uint32_t __dpurt_op_mul_ul_sh(uint32_t a, uint32_t b)
-{
-    uint32_t a_ = a, b_ = b;
-    return (uint32_t)((int32_t)(a_ & 0xffu) * __dpurt_s8(b_ >> 8));
-}
-
 static inline uint32_t __dpurt_op_mul_ul_ul(uint32_t a, uint32_t b)
 {
     uint32_t a_ = a, b_ = b;
@@ -306,18 +294,6 @@ static inline uint32_t __dpurt_op_mul_ul_uh(uint32_t a, uint32_t b)
 {
     uint32_t a_ = a, b_ = b;
     return (uint32_t)((int32_t)(a_ & 0xffu) * (int32_t)((b_ >> 8) & 0xffu));
-}
-
-static inline uint32_t __dpurt_op_mul_uh_sl(uint32_t a, uint32_t b)
-{
-    uint32_t a_ = a, b_ = b;
-    return (uint32_t)((int32_t)((a_ >> 8) & 0xffu) * __dpurt_s8(b_));
-}
-
-static inline uint32_t __dpurt_op_mul_uh_sh(uint32_t a, uint32_t b)
-{
-    uint32_t a_ = a, b_ = b;
-    return (uint32_t)((int32_t)((a_ >> 8) & 0xffu) * __dpurt_s8(b_ >> 8));
 }
 
 static inline uint32_t __dpurt_op_mul_uh_ul(uint32_t a, uint32_t b)
@@ -398,7 +374,7 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
     return __dpurt_add(a, __dpurt_rol(b, sh), 0u);
 }
 
-/* The 277 intrinsics the emulator provides. */
+/* The 261 intrinsics the emulator provides. */
 #define __builtin_add_rrr(rc, ra, rb) ((rc) = __dpurt_op_add((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_add_zrr(ra, rb) ((void)__dpurt_op_add((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_add_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_add((uint32_t)(ra), (uint32_t)(rb))))
@@ -527,14 +503,6 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_mul_sh_uh_zrr(ra, rb) ((void)__dpurt_op_mul_sh_uh((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_sh_uh_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_sh_uh((uint32_t)(ra), (uint32_t)(rb))))
 #define __builtin_mul_sh_uh_u_rrr(dc, ra, rb) ((dc) = (uint64_t)__dpurt_op_mul_sh_uh((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_ul_sl_rrr(rc, ra, rb) ((rc) = __dpurt_op_mul_ul_sl((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_ul_sl_zrr(ra, rb) ((void)__dpurt_op_mul_ul_sl((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_ul_sl_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_ul_sl((uint32_t)(ra), (uint32_t)(rb))))
-#define __builtin_mul_ul_sl_u_rrr(dc, ra, rb) ((dc) = (uint64_t)__dpurt_op_mul_ul_sl((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_ul_sh_rrr(rc, ra, rb) ((rc) = __dpurt_op_mul_ul_sh((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_ul_sh_zrr(ra, rb) ((void)__dpurt_op_mul_ul_sh((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_ul_sh_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_ul_sh((uint32_t)(ra), (uint32_t)(rb))))
-#define __builtin_mul_ul_sh_u_rrr(dc, ra, rb) ((dc) = (uint64_t)__dpurt_op_mul_ul_sh((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_ul_ul_rrr(rc, ra, rb) ((rc) = __dpurt_op_mul_ul_ul((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_ul_ul_zrr(ra, rb) ((void)__dpurt_op_mul_ul_ul((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_ul_ul_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_ul_ul((uint32_t)(ra), (uint32_t)(rb))))
@@ -543,14 +511,6 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_mul_ul_uh_zrr(ra, rb) ((void)__dpurt_op_mul_ul_uh((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_ul_uh_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_ul_uh((uint32_t)(ra), (uint32_t)(rb))))
 #define __builtin_mul_ul_uh_u_rrr(dc, ra, rb) ((dc) = (uint64_t)__dpurt_op_mul_ul_uh((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_uh_sl_rrr(rc, ra, rb) ((rc) = __dpurt_op_mul_uh_sl((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_uh_sl_zrr(ra, rb) ((void)__dpurt_op_mul_uh_sl((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_uh_sl_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_uh_sl((uint32_t)(ra), (uint32_t)(rb))))
-#define __builtin_mul_uh_sl_u_rrr(dc, ra, rb) ((dc) = (uint64_t)__dpurt_op_mul_uh_sl((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_uh_sh_rrr(rc, ra, rb) ((rc) = __dpurt_op_mul_uh_sh((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_uh_sh_zrr(ra, rb) ((void)__dpurt_op_mul_uh_sh((uint32_t)(ra), (uint32_t)(rb)))
-#define __builtin_mul_uh_sh_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_uh_sh((uint32_t)(ra), (uint32_t)(rb))))
-#define __builtin_mul_uh_sh_u_rrr(dc, ra, rb) ((dc) = (uint64_t)__dpurt_op_mul_uh_sh((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_uh_ul_rrr(rc, ra, rb) ((rc) = __dpurt_op_mul_uh_ul((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_uh_ul_zrr(ra, rb) ((void)__dpurt_op_mul_uh_ul((uint32_t)(ra), (uint32_t)(rb)))
 #define __builtin_mul_uh_ul_s_rrr(dc, ra, rb) ((dc) = __dpurt_sext64(__dpurt_op_mul_uh_ul((uint32_t)(ra), (uint32_t)(rb))))
@@ -677,7 +637,7 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_not_rr(rc, ra) ((rc) = ~(uint32_t)(ra))
 #define __builtin_nop_() ((void)0)
 
-/* The 776 intrinsics that have no meaning on the emulator. */
+/* The 744 intrinsics that have no meaning on the emulator. */
 #define __builtin_add_rric(...) __DPURT_NO_MEANING("__builtin_add_rric: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_add_zric(...) __DPURT_NO_MEANING("__builtin_add_zric: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_add_s_rric(...) __DPURT_NO_MEANING("__builtin_add_s_rric: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
@@ -1050,14 +1010,6 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_mul_sh_uh_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_sh_uh_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_sh_uh_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_sh_uh_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_sh_uh_u_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_sh_uh_u_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_u_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_u_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_u_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_u_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_ul_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_ul_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_ul_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_ul_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_ul_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_ul_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
@@ -1066,14 +1018,6 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_mul_ul_uh_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_uh_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_uh_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_uh_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_uh_u_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_ul_uh_u_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_u_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_u_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_u_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_u_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_uh_ul_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_ul_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_uh_ul_zrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_ul_zrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_uh_ul_s_rrrc(...) __DPURT_NO_MEANING("__builtin_mul_uh_ul_s_rrrc: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
@@ -1218,14 +1162,6 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_mul_sh_uh_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_sh_uh_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_sh_uh_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_sh_uh_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_sh_uh_u_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_sh_uh_u_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sl_u_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sl_u_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_ul_sh_u_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_sh_u_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_ul_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_ul_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_ul_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_ul_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_ul_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_ul_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
@@ -1234,14 +1170,6 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_mul_ul_uh_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_uh_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_uh_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_uh_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_ul_uh_u_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_ul_uh_u_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sl_u_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sl_u_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
-#define __builtin_mul_uh_sh_u_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_sh_u_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_uh_ul_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_ul_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_uh_ul_zrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_ul_zrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
 #define __builtin_mul_uh_ul_s_rrrci(...) __DPURT_NO_MEANING("__builtin_mul_uh_ul_s_rrrci: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")
