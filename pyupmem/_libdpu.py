@@ -68,6 +68,8 @@ dpu_xfer_flags_t = c_int
 """``dpu_xfer_flags_t``: an OR of the ``DPU_XFER_*`` flags."""
 dpu_callback_flags_t = c_int
 """``dpu_callback_flags_t``: an OR of the ``DPU_CALLBACK_*`` flags."""
+dpu_sg_xfer_flags_t = c_int
+"""``dpu_sg_xfer_flags_t``: an OR of the ``DPU_SG_XFER_*`` flags."""
 
 # --------------------------------------------------------------------------- constants
 
@@ -110,6 +112,14 @@ DPU_CALLBACK_SINGLE_CALL = 4
 """``dpu_callback_flags_t``: call once for the whole set."""
 DPU_CALLBACK_PARALLEL = 8
 """``dpu_callback_flags_t``: call for several ranks at once."""
+
+DPU_SG_XFER_DEFAULT = 0
+"""``dpu_sg_xfer_flags_t``: a synchronous scatter-gather transfer whose blocks fill the length."""
+DPU_SG_XFER_ASYNC = 1 << 1
+"""``dpu_sg_xfer_flags_t``: queue the transfer; it completes by ``dpu_sync``."""
+DPU_SG_XFER_DISABLE_LENGTH_CHECK = 1 << 2
+"""``dpu_sg_xfer_flags_t``: a DPU's blocks may add up to less than the length (the rest of
+the MRAM range is zero-filled on a transfer to the DPUs)."""
 
 DPU_ERR_ASYNC_JOBS = 1 << 31
 """Flag bit of an asynchronous error: bits 16-30 carry the job type, bits 0-15 the status."""
@@ -207,6 +217,10 @@ DPU_ERR_TIMEOUT = 27
 DPU_ERR_INVALID_PROFILE = 28
 DPU_ERR_UNKNOWN_SYMBOL = 29
 DPU_ERR_INVALID_BUFFER_SIZE = 36
+DPU_ERR_SG_TOO_MANY_BLOCKS = 39
+DPU_ERR_SG_LENGTH_MISMATCH = 40
+DPU_ERR_SG_NOT_ACTIVATED = 41
+DPU_ERR_SG_NOT_MRAM_SYMBOL = 42
 
 # --------------------------------------------------------------------------- structs
 
@@ -269,12 +283,34 @@ class dpu_set_dpu_iterator_t(Structure):
     ]
 
 
+class sg_block_info(Structure):
+    """``struct sg_block_info``: one host block of a scatter-gather transfer
+    (``uint8_t *addr; uint32_t length;``), filled by the ``get_block`` function."""
+
+    _fields_ = [("addr", c_void_p), ("length", c_uint32)]
+
+
+get_block_func_t = CFUNCTYPE(c_bool, POINTER(sg_block_info), c_uint32, c_uint32, c_void_p)
+"""``bool (*)(struct sg_block_info *out, uint32_t dpu_index, uint32_t block_index, void *args)``:
+fills ``out`` with block ``block_index`` of DPU ``dpu_index`` and returns True, or returns
+False when that DPU has no more blocks."""
+
+
+class get_block_t(Structure):
+    """``get_block_t``: the ``get_block`` function of a scatter-gather transfer, its ``args``
+    and their size (``args_size``, which the SDK copies for asynchronous transfers)."""
+
+    _fields_ = [("f", get_block_func_t), ("args", c_void_p), ("args_size", c_size_t)]
+
+
 STRUCTS: tuple[type[Structure], ...] = (
     dpu_set_t,
     dpu_symbol_t,
     dpu_incbin_t,
     dpu_set_rank_iterator_t,
     dpu_set_dpu_iterator_t,
+    sg_block_info,
+    get_block_t,
 )
 """The public structs of ``dpu.h`` (their C names are the class names)."""
 
@@ -342,12 +378,41 @@ FUNCTIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
         dpu_error_t,
         (dpu_set_t, dpu_callback_fn, c_void_p, dpu_callback_flags_t),
     ),
+    "dpu_push_sg_xfer": (
+        dpu_error_t,
+        (
+            dpu_set_t,
+            dpu_xfer_t,
+            c_char_p,
+            c_uint32,
+            c_size_t,
+            POINTER(get_block_t),
+            dpu_sg_xfer_flags_t,
+        ),
+    ),
+    "dpu_push_sg_xfer_symbol": (
+        dpu_error_t,
+        (
+            dpu_set_t,
+            dpu_xfer_t,
+            dpu_symbol_t,
+            c_uint32,
+            c_size_t,
+            POINTER(get_block_t),
+            dpu_sg_xfer_flags_t,
+        ),
+    ),
+    # struct dpu_fifo_link_t * is passed as an address: pyupmem does not build FIFO links.
+    "dpu_fifo_prepare_xfer": (dpu_error_t, (dpu_set_t, c_void_p, c_void_p)),
+    "dpu_fifo_push_xfer": (dpu_error_t, (dpu_set_t, c_void_p, dpu_xfer_flags_t)),
     "dpu_log_read": (dpu_error_t, (dpu_set_t, _FILE_p)),
     # const char * (2020.x) or char * (2024.2, 2025.1): read as an address, never as c_char_p,
     # so that ctypes does not lose the pointer the caller may have to free.
     "dpu_error_to_string": (c_void_p, (dpu_error_t,)),
 }
-"""Every function of UPMEM_ABI.md section 1: name to ``(restype, argtypes)``."""
+"""Every function of UPMEM_ABI.md section 1, and the scatter-gather and FIFO transfers of
+SDK 2024+ (section 4): name to ``(restype, argtypes)``. A library without the latter (SDK
+2020.x, 2023.x) lists them in :attr:`LibDpu.missing`."""
 
 EXTENSIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
     # pyupmem's emulator: dpu_sync with a time limit in milliseconds (0: none), returning

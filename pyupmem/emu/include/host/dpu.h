@@ -11,68 +11,20 @@
 #include <stdlib.h>
 #include <limits.h>
 
+/* What the SDK's dpu.h includes, so that programs relying on it build. */
+#include <dpu_checkpoint.h>
+#include <dpu_error.h>
+#include <dpu_types.h>
+#include <dpu_macro_utils.h>
+#include <dpu_fifo.h>
+#include <dpu_bank_interface_pmc.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef uint32_t mram_addr_t;
-typedef uint32_t wram_addr_t;
-typedef uint32_t mram_size_t;
-typedef uint32_t wram_size_t;
-typedef uint16_t iram_addr_t;
-typedef uint32_t dpu_id_t;
-
 #define DPU_ALLOCATE_ALL UINT_MAX
-#define DPU_MRAM_HEAP_POINTER_NAME "__sys_used_mram_end"
 
-typedef enum _dpu_error_t {
-    DPU_OK = 0,
-    DPU_ERR_INTERNAL = 1,
-    DPU_ERR_SYSTEM = 2,
-    DPU_ERR_DRIVER = 3,
-    DPU_ERR_ALLOCATION = 4,
-    DPU_ERR_INVALID_DPU_SET = 5,
-    DPU_ERR_INVALID_THREAD_ID = 6,
-    DPU_ERR_INVALID_NOTIFY_ID = 7,
-    DPU_ERR_INVALID_WRAM_ACCESS = 8,
-    DPU_ERR_INVALID_IRAM_ACCESS = 9,
-    DPU_ERR_INVALID_MRAM_ACCESS = 10,
-    DPU_ERR_INVALID_SYMBOL_ACCESS = 11,
-    DPU_ERR_MRAM_BUSY = 12,
-    DPU_ERR_TRANSFER_ALREADY_SET = 13,
-    DPU_ERR_INVALID_PARALLEL_MEMORY_TRANSFER = 14,
-    DPU_ERR_WRAM_FIFO_FULL = 15,
-    DPU_ERR_NO_PROGRAM_LOADED = 16,
-    DPU_ERR_DIFFERENT_DPU_PROGRAMS = 17,
-    DPU_ERR_CORRUPTED_MEMORY = 18,
-    DPU_ERR_DPU_DISABLED = 19,
-    DPU_ERR_DPU_ALREADY_RUNNING = 20,
-    DPU_ERR_INVALID_MEMORY_TRANSFER = 21,
-    DPU_ERR_INVALID_LAUNCH_POLICY = 22,
-    DPU_ERR_DPU_FAULT = 23,
-    DPU_ERR_ELF_INVALID_FILE = 24,
-    DPU_ERR_ELF_NO_SUCH_FILE = 25,
-    DPU_ERR_ELF_NO_SUCH_SECTION = 26,
-    DPU_ERR_TIMEOUT = 27,
-    DPU_ERR_INVALID_PROFILE = 28,
-    DPU_ERR_UNKNOWN_SYMBOL = 29,
-    DPU_ERR_LOG_FORMAT = 30,
-    DPU_ERR_LOG_CONTEXT_MISSING = 31,
-    DPU_ERR_LOG_BUFFER_TOO_SMALL = 32,
-    DPU_ERR_VPD_INVALID_FILE = 33,
-    DPU_ERR_VPD_NO_REPAIR = 34,
-    DPU_ERR_NO_THREAD_PER_RANK = 35,
-    DPU_ERR_INVALID_BUFFER_SIZE = 36,
-    DPU_ERR_NONBLOCKING_SYNC_CALLBACK = 37,
-    DPU_ERR_TOO_MANY_TASKLETS = 38,
-    DPU_ERR_SG_TOO_MANY_BLOCKS = 39,
-    DPU_ERR_SG_LENGTH_MISMATCH = 40,
-    DPU_ERR_SG_NOT_ACTIVATED = 41,
-    DPU_ERR_SG_NOT_MRAM_SYMBOL = 42,
-    DPU_ERR_ASYNC_JOBS = (int)(1u << 31),
-} dpu_error_t;
-
-typedef enum _dpu_set_kind_t { DPU_SET_RANKS = 0, DPU_SET_DPU = 1 } dpu_set_kind_t;
 typedef enum _dpu_launch_policy_t { DPU_ASYNCHRONOUS = 0, DPU_SYNCHRONOUS = 1 } dpu_launch_policy_t;
 typedef enum _dpu_xfer_t { DPU_XFER_TO_DPU = 0, DPU_XFER_FROM_DPU = 1 } dpu_xfer_t;
 typedef enum _dpu_xfer_flags_t {
@@ -81,6 +33,14 @@ typedef enum _dpu_xfer_flags_t {
     DPU_XFER_ASYNC = 2,
     DPU_XFER_PARALLEL = 4,
 } dpu_xfer_flags_t;
+/* Scatter-gather transfers complete before the call returns in the emulator, ASYNC or not.
+ * DISABLE_LENGTH_CHECK lets a DPU's blocks add up to less than the length; on a transfer to
+ * the DPUs the rest of the MRAM range is then zero-filled. */
+typedef enum _dpu_sg_xfer_flags_t {
+    DPU_SG_XFER_DEFAULT = 0,
+    DPU_SG_XFER_ASYNC = 1 << 1,
+    DPU_SG_XFER_DISABLE_LENGTH_CHECK = 1 << 2,
+} dpu_sg_xfer_flags_t;
 typedef enum _dpu_callback_flags_t {
     DPU_CALLBACK_DEFAULT = 0,
     DPU_CALLBACK_ASYNC = 1,
@@ -88,32 +48,6 @@ typedef enum _dpu_callback_flags_t {
     DPU_CALLBACK_SINGLE_CALL = 4,
     DPU_CALLBACK_PARALLEL = 8,
 } dpu_callback_flags_t;
-
-struct dpu_rank_t;
-struct dpu_t;
-struct dpu_program_t;
-
-struct dpu_set_t {
-    dpu_set_kind_t kind;
-    union {
-        struct {
-            uint32_t nr_ranks;
-            struct dpu_rank_t **ranks;
-        } list;
-        struct dpu_t *dpu;
-    };
-};
-
-struct dpu_symbol_t {
-    uint32_t address;
-    uint32_t size;
-};
-
-struct dpu_incbin_t {
-    uint8_t *buffer;
-    size_t size;
-    const char *path;
-};
 
 struct dpu_set_rank_iterator_t {
     struct dpu_set_t *set;
@@ -163,6 +97,34 @@ dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t sym
 dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol,
                                  uint32_t symbol_offset, void *dst, size_t length);
 dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer);
+/* Scatter-gather transfers (SDK 2024+): for each DPU of the set (dpu_index counts from 0 in
+ * DPU_FOREACH order), get_block_info->f(&block, dpu_index, block_index, args) is called for
+ * block_index 0, 1, ... until it returns false; the blocks are moved to (or from)
+ * consecutive MRAM bytes from the symbol plus offset. The set must come from an allocation
+ * whose profile has sgXferEnable=true (else DPU_ERR_SG_NOT_ACTIVATED), and be a set of ranks:
+ * a single DPU (DPU_SET_DPU) gives DPU_ERR_INTERNAL, as in the SDK. More blocks than
+ * sgXferMaxBlocksPerDpu: DPU_ERR_SG_TOO_MANY_BLOCKS; blocks not adding up to length (more
+ * than length, or less without DPU_SG_XFER_DISABLE_LENGTH_CHECK): DPU_ERR_SG_LENGTH_MISMATCH;
+ * a WRAM or IRAM symbol: DPU_ERR_SG_NOT_MRAM_SYMBOL. Every DPU's blocks are checked before
+ * any byte moves. */
+struct sg_block_info {
+    uint8_t *addr;
+    uint32_t length;
+};
+typedef bool (*get_block_func_t)(struct sg_block_info *out, uint32_t dpu_index, uint32_t block_index,
+                                 void *args);
+typedef struct get_block_t {
+    get_block_func_t f;
+    void *args;
+    size_t args_size; /* the SDK copies args for asynchronous transfers; the emulator has none */
+} get_block_t;
+
+dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set, dpu_xfer_t xfer, const char *symbol_name,
+                             uint32_t symbol_offset, size_t length, get_block_t *get_block_info,
+                             dpu_sg_xfer_flags_t flags);
+dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, struct dpu_symbol_t symbol,
+                                    uint32_t symbol_offset, size_t length, get_block_t *get_block_info,
+                                    dpu_sg_xfer_flags_t flags);
 dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set, dpu_xfer_t xfer, const char *symbol_name,
                           uint32_t symbol_offset, size_t length, dpu_xfer_flags_t flags);
 dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, struct dpu_symbol_t symbol,
@@ -172,11 +134,16 @@ dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set, const char *symbol_name, 
 dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol,
                                     uint32_t symbol_offset, const void *src, size_t length,
                                     dpu_xfer_flags_t flags);
+/* WRAM FIFOs (see dpu_fifo.h): the emulator has none; both return DPU_ERR_INTERNAL. */
+dpu_error_t dpu_fifo_prepare_xfer(struct dpu_set_t dpu_set, struct dpu_fifo_link_t *fifo_link, void *buffer);
+dpu_error_t dpu_fifo_push_xfer(struct dpu_set_t dpu_set, struct dpu_fifo_link_t *fifo_link,
+                               dpu_xfer_flags_t flags);
 dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
                          dpu_error_t (*callback)(struct dpu_set_t, uint32_t, void *), void *args,
                          dpu_callback_flags_t flags);
 dpu_error_t dpu_log_read(struct dpu_set_t set, FILE *stream);
-/* Returns a string allocated with malloc: the caller may free() it (SDK 2025.1). */
+/* Also declared in dpu_error.h. Returns a string allocated with malloc: the caller may
+ * free() it (SDK 2025.1). */
 char *dpu_error_to_string(dpu_error_t status);
 
 /* pyupmem's emulator defines PYUPMEM_EMULATOR and one extension: dpu_sync with a time
@@ -185,25 +152,25 @@ char *dpu_error_to_string(dpu_error_t status);
 dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms);
 
 /* Iteration: DPU_FOREACH(set, dpu) or DPU_FOREACH(set, dpu, index). */
-#define _DPU_FOREACH_2(set, dpu)                                                                   \
+#define _DPU_FOREACH_X(set, dpu)                                                                   \
     for (struct dpu_set_dpu_iterator_t __dpu_it = dpu_set_dpu_iterator_from(&(set));             \
          __dpu_it.has_next && (((dpu) = __dpu_it.next), 1); dpu_set_dpu_iterator_next(&__dpu_it))
-#define _DPU_FOREACH_3(set, dpu, i)                                                                \
+#define _DPU_FOREACH_I(set, dpu, i)                                                                \
     for (struct dpu_set_dpu_iterator_t __dpu_it = dpu_set_dpu_iterator_from(&(set));             \
          __dpu_it.has_next && (((dpu) = __dpu_it.next), ((i) = __dpu_it.count), 1);              \
          dpu_set_dpu_iterator_next(&__dpu_it))
-#define _DPU_RANK_FOREACH_2(set, rank)                                                             \
+#define _DPU_RANK_FOREACH_X(set, rank)                                                             \
     for (struct dpu_set_rank_iterator_t __rank_it = dpu_set_rank_iterator_from(&(set));          \
          __rank_it.has_next && (((rank) = __rank_it.next), 1);                                     \
          dpu_set_rank_iterator_next(&__rank_it))
-#define _DPU_RANK_FOREACH_3(set, rank, i)                                                          \
+#define _DPU_RANK_FOREACH_I(set, rank, i)                                                          \
     for (struct dpu_set_rank_iterator_t __rank_it = dpu_set_rank_iterator_from(&(set));          \
          __rank_it.has_next && (((rank) = __rank_it.next), ((i) = __rank_it.count), 1);          \
          dpu_set_rank_iterator_next(&__rank_it))
 #define _DPU_PICK(_1, _2, _3, NAME, ...) NAME
-#define DPU_FOREACH(...) _DPU_PICK(__VA_ARGS__, _DPU_FOREACH_3, _DPU_FOREACH_2, _)(__VA_ARGS__)
+#define DPU_FOREACH(...) _DPU_PICK(__VA_ARGS__, _DPU_FOREACH_I, _DPU_FOREACH_X, _)(__VA_ARGS__)
 #define DPU_RANK_FOREACH(...)                                                                      \
-    _DPU_PICK(__VA_ARGS__, _DPU_RANK_FOREACH_3, _DPU_RANK_FOREACH_2, _)(__VA_ARGS__)
+    _DPU_PICK(__VA_ARGS__, _DPU_RANK_FOREACH_I, _DPU_RANK_FOREACH_X, _)(__VA_ARGS__)
 
 #define DPU_CHECK(statement, on_error)                                                            \
     do {                                                                                           \

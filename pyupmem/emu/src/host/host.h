@@ -5,6 +5,7 @@
 #ifndef PYUPMEM_HOST_H
 #define PYUPMEM_HOST_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -50,6 +51,7 @@ struct dpu_rank_t {
     uint32_t id;
     uint32_t first_dpu;
     uint32_t nr_dpus;
+    pthread_mutex_t lock; /* dpu_lock_rank; zeroed memory is an unlocked mutex (glibc) */
 };
 
 /* What a profile string (and the environment variables standing in for its keys) sets. */
@@ -93,6 +95,14 @@ const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, co
 /* alloc.c: an anonymous shared file of `size` bytes, its descriptor at 10 or above
  * (below are those a zygote receives), close-on-exec; -1 on failure. */
 int emu_memfd(const char *name, uint64_t size);
+
+/* management.c: the program every DPU of the range runs (NO_PROGRAM_LOADED or
+ * DIFFERENT_DPU_PROGRAMS otherwise). */
+dpu_error_t emu_common_program(struct emu_range range, struct dpu_program_t **program);
+
+/* unsupported.c: what a function the emulator has no meaning for returns (DPU_ERR_INTERNAL),
+ * after saying once on stderr which function and what to do instead. */
+dpu_error_t emu_unsupported(const char *function, const char *instead);
 
 /* profile.c */
 dpu_error_t emu_parse_profile(const char *text, struct emu_profile *profile);

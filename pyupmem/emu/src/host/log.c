@@ -1,8 +1,73 @@
-/* log.c: the DPU's printf log, and error messages. */
+/* log.c: the DPU's printf log (dpu_log_read, dpu_log.h, dpu_log_internals.h), and error
+ * messages. */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <string.h>
 
 #include "host.h"
+#include <dpu_log.h>
+#include <dpu_log_internals.h>
+
+/* Calls print(arg, "%.*s", ...) over the log in pieces, since a log may hold NUL bytes
+ * and print functions take C strings. */
+static dpu_error_t print_text(const char *text, size_t length, dpu_log_print_fct_t print, void *arg)
+{
+    while (length > 0) {
+        size_t piece = strnlen(text, length);
+        if (piece > 0) {
+            dpu_error_t status = print(arg, "%.*s", (int)piece, text);
+            if (status != DPU_OK)
+                return status;
+        }
+        if (piece < length)
+            piece++; /* skip the NUL */
+        text += piece;
+        length -= piece;
+    }
+    return DPU_OK;
+}
+
+dpu_error_t dpulog_read_for_dpu_(struct dpu_t *dpu, dpu_log_print_fct_t print_fct, void *arg)
+{
+    if (dpu == NULL || print_fct == NULL)
+        return DPU_ERR_LOG_CONTEXT_MISSING;
+    if (dpu->program == NULL)
+        return DPU_ERR_NO_PROGRAM_LOADED;
+    struct emu_slot *slot = emu_slot(dpu->allocation, dpu->index);
+    dpu_error_t status = print_text(slot->log, slot->log_len, print_fct, arg);
+    if (status == DPU_OK && slot->log_truncated)
+        status = print_fct(arg, "\n[log truncated: the DPU printed more than %u bytes]\n", EMU_LOG_SIZE);
+    return status;
+}
+
+dpu_error_t dpulog_c_print_fct(void *arg, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int written = vfprintf((FILE *)arg, fmt, ap);
+    va_end(ap);
+    return written < 0 ? DPU_ERR_SYSTEM : DPU_OK;
+}
+
+dpu_error_t dpulog_read_and_display_contents_of(void *input, size_t input_size, dpu_log_print_fct_t print_fct,
+                                                void *print_fct_arg)
+{
+    if (print_fct == NULL || (input == NULL && input_size > 0))
+        return DPU_ERR_LOG_CONTEXT_MISSING;
+    return print_text(input, input_size, print_fct, print_fct_arg);
+}
+
+dpu_error_t dpulog_read_for_dpu(struct dpu_t *dpu, FILE *stream)
+{
+    if (dpu == NULL || stream == NULL)
+        return DPU_ERR_LOG_CONTEXT_MISSING;
+    if (dpu->program == NULL)
+        return DPU_ERR_NO_PROGRAM_LOADED;
+    fprintf(stream, DPU_LOG_FORMAT_HEADER, emu_slot(dpu->allocation, dpu->index)->dpu_id);
+    dpu_error_t status = dpulog_read_for_dpu_(dpu, dpulog_c_print_fct, stream);
+    fflush(stream);
+    return status;
+}
 
 dpu_error_t dpu_log_read(struct dpu_set_t set, FILE *stream)
 {
@@ -16,13 +81,7 @@ dpu_error_t dpu_log_read(struct dpu_set_t set, FILE *stream)
         return DPU_ERR_NO_PROGRAM_LOADED;
     if (stream == NULL)
         return DPU_ERR_LOG_CONTEXT_MISSING;
-    struct emu_slot *slot = emu_slot(range.allocation, range.first);
-    fprintf(stream, "=== DPU#0x%x ===\n", slot->dpu_id);
-    fwrite(slot->log, 1, slot->log_len, stream);
-    if (slot->log_truncated)
-        fprintf(stream, "\n[log truncated: the DPU printed more than %u bytes]\n", EMU_LOG_SIZE);
-    fflush(stream);
-    return DPU_OK;
+    return dpulog_read_for_dpu(&range.allocation->dpus[range.first], stream);
 }
 
 static const char *const messages[] = {
