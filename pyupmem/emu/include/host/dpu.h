@@ -1,6 +1,7 @@
 /* dpu.h: the host interface of UPMEM's libdpu, as implemented by the pyupmem
  * emulator. Types, layouts, enum values and error codes match the SDK
- * (2024.2 / 2025.1) so that host programs written for the SDK build unchanged. */
+ * (2024.2 / 2025.1) so that host programs written for the SDK build unchanged. The C++ API
+ * is dpu.hpp; the other SDK host headers (dpu_log.h, dpu_management.h ...) sit beside it. */
 #ifndef DPU_H
 #define DPU_H
 
