@@ -5,6 +5,11 @@ DPUs and ranks can be allocated. ``env`` prints the shell lines that put the emu
 toolchain (``dpu-upmem-dpurte-clang``, ``dpu-pkg-config``) on PATH::
 
     eval "$(python -m pyupmem env)"
+
+When the emulator is the selected backend (no UPMEM SDK found, or
+``PYUPMEM_BACKEND=emulator``), they also set ``UPMEM_HOME`` to a folder with the SDK's
+layout (for CMake projects) and put the SDK-style Python module ``dpu``
+(:mod:`pyupmem.sdk_compat`) on ``PYTHONPATH``; with the SDK selected, those stay the SDK's.
 """
 
 from __future__ import annotations
@@ -50,8 +55,19 @@ def _info(args: argparse.Namespace) -> int:
 
 def _env(args: argparse.Namespace) -> int:
     from pyupmem import emu
+    from pyupmem.backend import selected_kind
 
-    sys.stdout.write(emu.build().shell_lines())
+    emulator = emu.build()
+    sdk_selected = selected_kind() == "sdk"
+    sys.stdout.write(emulator.shell_lines(sdk=not sdk_selected))
+    if sdk_selected:
+        print(
+            "pyupmem: UPMEM's SDK is the selected backend, so UPMEM_HOME and the Python module "
+            "'dpu' stay the SDK's; only the emulator's dpu-upmem-dpurte-clang and "
+            "dpu-pkg-config go on PATH (set PYUPMEM_BACKEND=emulator to use the emulator "
+            "for everything)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -65,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     info.add_argument("--profile", default="", help="libdpu profile, e.g. nrRanks=2")
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(run=_info)
-    env = commands.add_parser("env", help="shell lines putting the emulator's toolchain on PATH")
+    env = commands.add_parser(
+        "env", help="shell lines putting the emulator's toolchain on PATH (and UPMEM_HOME)"
+    )
     env.set_defaults(run=_env)
     args = parser.parse_args(argv)
     try:

@@ -108,9 +108,11 @@ _cache: dict[tuple[str | None, str | None], Backend] = {}
 
 
 def _sdk_library(upmem_home: str | None) -> str | None:
+    # An UPMEM_HOME that `python -m pyupmem env` pointed at the emulator's SDK layout holds
+    # the emulator's libdpu, not the SDK's.
     if upmem_home:
         candidate = Path(upmem_home) / "lib" / "libdpu.so"
-        if candidate.is_file():
+        if candidate.is_file() and not _is_emulator_library(str(candidate)):
             return str(candidate)
     for directory in _SYSTEM_LIB_DIRS:
         candidate = Path(directory) / "libdpu.so"
@@ -175,6 +177,39 @@ def _open_sdk(library: str) -> Backend:
     )
 
 
+def _explicit_kind(backend: str | None) -> BackendKind | None:
+    kind = backend if backend is not None else (os.environ.get(BACKEND_ENV) or None)
+    if kind is None:
+        return None
+    kind = kind.strip().lower()
+    if kind in ("emu", "emulated"):
+        kind = "emulator"
+    if kind not in ("emulator", "sdk"):
+        raise BackendError(
+            f"unknown backend {kind!r}: use 'emulator' or 'sdk' "
+            f"(argument backend= or ${BACKEND_ENV})"
+        )
+    return kind  # type: ignore[return-value]
+
+
+def selected_kind(
+    backend: str | None = None, library: str | os.PathLike | None = None
+) -> BackendKind:
+    """The kind of backend :func:`find_backend` would choose with these arguments, found
+    without loading any library (``python -m pyupmem env`` asks it).
+
+    Raises:
+        BackendError: an unknown backend name.
+    """
+    kind = _explicit_kind(backend)
+    if kind is not None:
+        return kind
+    path = os.fspath(library) if library is not None else (os.environ.get(LIBDPU_ENV) or None)
+    if path is not None:
+        return "emulator" if _is_emulator_library(path) else "sdk"
+    return "sdk" if _sdk_library(os.environ.get("UPMEM_HOME")) is not None else "emulator"
+
+
 def find_backend(backend: str | None = None, library: str | os.PathLike | None = None) -> Backend:
     """Find, load and return a backend (see the module documentation for the order).
 
@@ -188,17 +223,8 @@ def find_backend(backend: str | None = None, library: str | os.PathLike | None =
         BackendError: an unknown backend name, no SDK library for ``backend="sdk"``, or a
             library that cannot be loaded.
     """
-    kind = backend if backend is not None else (os.environ.get(BACKEND_ENV) or None)
+    kind = _explicit_kind(backend)
     path = os.fspath(library) if library is not None else (os.environ.get(LIBDPU_ENV) or None)
-    if kind is not None:
-        kind = kind.strip().lower()
-        if kind in ("emu", "emulated"):
-            kind = "emulator"
-        if kind not in ("emulator", "sdk"):
-            raise BackendError(
-                f"unknown backend {kind!r}: use 'emulator' or 'sdk' "
-                f"(argument backend= or ${BACKEND_ENV})"
-            )
     key = (kind, path)
     cached = _cache.get(key)
     if cached is not None:

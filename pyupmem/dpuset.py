@@ -68,7 +68,10 @@ def _profile_text(profile: str | Mapping[str, object] | None) -> str:
         return ""
     if isinstance(profile, str):
         return profile
-    return ",".join(f"{key}={value}" for key, value in profile.items())
+    return ",".join(
+        f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+        for key, value in profile.items()
+    )
 
 
 def _as_input_array(data: Any) -> np.ndarray:
@@ -909,6 +912,13 @@ class DpuSet(_Node):
             ``{"backend": "simulator"}`` on the SDK, ``{"nrRanks": 2}`` on the emulator).
         backend: a :class:`~pyupmem.backend.Backend` or backend name; default: found by
             :func:`~pyupmem.backend.find_backend`.
+        strict: emulator only: a DPU program that breaks a documented DMA rule faults
+            (``True``) instead of doing what the hardware does with a warning (``False``);
+            ``None`` (default) follows ``PYUPMEM_EMU_STRICT``. The profile key ``emuStrict``.
+        schedule: emulator only: ``"roundrobin"`` (the hardware-like default) or
+            ``"shuffle:SEED"``, a seeded random interleaving of the tasklets at every
+            switch point, to find races; ``None`` follows ``PYUPMEM_EMU_SCHEDULE``. The
+            profile key ``emuSchedule``.
 
     Raises:
         DpuAllocationError: not that many DPUs or ranks are available.
@@ -923,6 +933,8 @@ class DpuSet(_Node):
         nr_ranks: int | None = None,
         profile: str | Mapping[str, object] | None = None,
         backend: Backend | str | None = None,
+        strict: bool | None = None,
+        schedule: str | None = None,
     ):
         self._closed = True
         self._loaded: LoadedProgram | None = None
@@ -935,7 +947,9 @@ class DpuSet(_Node):
         self._backend = backend if isinstance(backend, Backend) else find_backend(backend)
         if nr_dpus is not None and nr_ranks is not None:
             raise ValueError("give nr_dpus or nr_ranks, not both")
-        self.profile = _profile_text(profile)
+        emulator_keys = {"emuStrict": strict, "emuSchedule": schedule}
+        extra = _profile_text({k: v for k, v in emulator_keys.items() if v is not None})
+        self.profile = ",".join(p for p in (_profile_text(profile), extra) if p)
         """The profile string the set was allocated with."""
         lib = self._backend.lib
         self._c = C.dpu_set_t()

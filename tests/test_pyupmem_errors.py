@@ -50,7 +50,8 @@ def program() -> pim.Program:
 
 @pytest.fixture
 def dpus(program: pim.Program):
-    with pim.DpuSet(4, profile="nrRanks=1") as dpus:
+    # Strict mode: the unaligned mram_read of FAULTY faults instead of warning.
+    with pim.DpuSet(4, profile="nrRanks=1,emuStrict=true") as dpus:
         dpus.load(program)
         yield dpus
 

@@ -72,7 +72,7 @@ broken = pim.build_program(
     nr_tasklets=2,
     name="broken",
 )
-with pim.DpuSet(2) as dpus:
+with pim.DpuSet(2, strict=True) as dpus:  # strict: a broken rule faults
     dpus.load(broken)
     try:
         dpus.launch()

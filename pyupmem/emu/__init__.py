@@ -40,6 +40,8 @@ class Emulator:
         bin_dir: holds ``dpu-upmem-dpurte-clang`` and ``dpu-pkg-config``.
         host_include: the folder holding the host ``dpu.h``.
         dpu_include: the folder holding the DPU-side headers (``defs.h``, ``mram.h`` ...).
+        upmem_home: a folder with the UPMEM SDK's layout, for ``UPMEM_HOME``.
+        python_dir: the folder holding the SDK-style Python package ``dpu``.
     """
 
     root: Path
@@ -68,9 +70,35 @@ class Emulator:
     def dpu_include(self) -> Path:
         return self.root / "include" / "dpu"
 
-    def shell_lines(self) -> str:
-        """Shell lines that put the emulator's toolchain on PATH (for ``eval``)."""
-        return f'export PATH="{self.bin_dir}:$PATH"\nexport UPMEM_EMU_HOME="{self.root}"\n'
+    @property
+    def upmem_home(self) -> Path:
+        """A folder with the SDK's layout, made of links into the build and small files:
+
+        - ``bin/``: ``dpu-upmem-dpurte-clang``, ``dpu-pkg-config``, ``clang`` and ``clang++``
+          (DPU compilers that accept ``--target=dpu-upmem-dpurte``), ``llvm-ar`` and
+          ``llvm-ranlib`` (the host's ``ar`` and ``ranlib``);
+        - ``include/dpu/``: the host headers (``dpu.h`` ...);
+        - ``lib/libdpu.so``: the emulator's libdpu;
+        - ``share/upmem/include/``: the DPU headers (the toolchain's sysroot);
+        - ``share/upmem/cmake/dpu.cmake``: the CMake toolchain file for DPU programs;
+        - ``share/upmem/cmake/include/host/DpuHost.cmake``: the host side's CMake variables.
+        """
+        return self.root / "upmem"
+
+    @property
+    def python_dir(self) -> Path:
+        return self.root / "python"
+
+    def shell_lines(self, sdk: bool = True) -> str:
+        """Shell lines (for ``eval``) that put the emulator's toolchain first on PATH and set
+        ``UPMEM_EMU_HOME``; with ``sdk`` (the emulator is the selected backend) also set
+        ``UPMEM_HOME`` to :attr:`upmem_home` and put :attr:`python_dir` (the SDK-style
+        Python module ``dpu``) first on PYTHONPATH."""
+        lines = [f'export PATH="{self.bin_dir}:$PATH"', f'export UPMEM_EMU_HOME="{self.root}"']
+        if sdk:
+            lines.append(f'export UPMEM_HOME="{self.upmem_home}"')
+            lines.append(f'export PYTHONPATH="{self.python_dir}${{PYTHONPATH:+:$PYTHONPATH}}"')
+        return "\n".join(lines) + "\n"
 
 
 def host_compiler() -> str:
@@ -118,10 +146,72 @@ def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str])
         )
 
 
-def _write_tool(template: Path, target: Path, emulator: Emulator, compiler: str) -> None:
-    text = template.read_text().replace("@ROOT@", str(emulator.root)).replace("@CC@", compiler)
+def _cxx_compiler(compiler: str) -> str:
+    """The C++ compiler that goes with the C compiler ``compiler`` (gcc: g++, clang: clang++)."""
+    head, slash, name = compiler.rpartition("/")
+    for c_name, cxx_name in (("clang", "clang++"), ("gcc", "g++"), ("cc", "c++")):
+        if c_name in name:
+            return head + slash + name.replace(c_name, cxx_name, 1)
+    return "c++"
+
+
+def _write_tool(
+    template: Path, target: Path, emulator: Emulator, compiler: str, executable: bool = True
+) -> None:
+    text = (
+        template.read_text()
+        .replace("@ROOT@", str(emulator.root))
+        .replace("@CXX@", _cxx_compiler(compiler))
+        .replace("@CC@", compiler)
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text)
-    target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    if executable:
+        target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def _link(target: Path, link: Path) -> None:
+    """Make ``link`` a relative symbolic link to ``target`` (both inside the build)."""
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(os.path.relpath(target, link.parent))
+
+
+def _make_sdk_layout(emulator: Emulator, compiler: str) -> None:
+    """Fill :attr:`Emulator.upmem_home` and :attr:`Emulator.python_dir` (see there)."""
+    home = emulator.upmem_home
+    toolchain = SOURCE_DIR / "toolchain"
+    for tool in ("dpu-upmem-dpurte-clang", "dpu-pkg-config"):
+        _link(emulator.bin_dir / tool, home / "bin" / tool)
+    # One script is every DPU compiler: it tells C from C++ by the name it is called by.
+    for name in ("clang", "clang++", "dpu-upmem-dpurte-clang++"):
+        _link(emulator.dpu_compiler, home / "bin" / name)
+    _write_tool(toolchain / "llvm-ar.in", home / "bin" / "llvm-ar", emulator, compiler)
+    _link(home / "bin" / "llvm-ar", home / "bin" / "llvm-ranlib")
+    _link(emulator.host_include, home / "include" / "dpu")
+    _link(emulator.libdpu, home / "lib" / "libdpu.so")
+    share = home / "share" / "upmem"
+    _link(emulator.dpu_include, share / "include")
+    _write_tool(
+        toolchain / "dpu.cmake.in",
+        share / "cmake" / "dpu.cmake",
+        emulator,
+        compiler,
+        executable=False,
+    )
+    _write_tool(
+        toolchain / "DpuHost.cmake.in",
+        share / "cmake" / "include" / "host" / "DpuHost.cmake",
+        emulator,
+        compiler,
+        executable=False,
+    )
+    _write_tool(
+        toolchain / "dpu_python_init.py.in",
+        emulator.python_dir / "dpu" / "__init__.py",
+        emulator,
+        compiler,
+        executable=False,
+    )
 
 
 def build(force: bool = False) -> Emulator:
@@ -149,6 +239,9 @@ def build(force: bool = False) -> Emulator:
         (emulator.root / "lib").mkdir()
         shutil.copytree(SOURCE_DIR / "include", emulator.root / "include")
         shutil.copy(SOURCE_DIR / "toolchain" / "mram.ld", emulator.root / "mram.ld")
+        shutil.copy(
+            SOURCE_DIR / "toolchain" / "dpu_cxx_prelude.h", emulator.root / "dpu_cxx_prelude.h"
+        )
         src = SOURCE_DIR / "src"
         _compile(
             compiler,
@@ -175,5 +268,6 @@ def build(force: bool = False) -> Emulator:
         for tool in ("dpu-upmem-dpurte-clang", "dpu-pkg-config"):
             template = SOURCE_DIR / "toolchain" / f"{tool}.in"
             _write_tool(template, emulator.bin_dir / tool, emulator, compiler)
+        _make_sdk_layout(emulator, compiler)
         done.touch()
     return emulator

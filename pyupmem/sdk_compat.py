@@ -1,0 +1,745 @@
+"""The UPMEM SDK's Python API (its module ``dpu``), built on :class:`pyupmem.DpuSet`.
+
+Scripts written for the SDK's Python module run unchanged on pyupmem's emulator::
+
+    from dpu import ALLOCATE_ALL, DpuError, DpuSet
+
+    with DpuSet(nr_dpus=4, c_source="kernel.c") as dpus:
+        dpus.copy("input", bytearray(64))       # the same bytes to every DPU
+        dpus.exec(log=sys.stdout)               # run, then print each DPU's log
+        print(dpus.result.uint32())             # a symbol as an attribute: one value per DPU
+
+``python -m pyupmem env`` makes ``import dpu`` find this module (through a small package
+``dpu`` in the emulator's build folder that it puts first on ``PYTHONPATH``), but only when
+the emulator is the selected backend: with UPMEM's SDK selected, ``dpu`` stays the SDK's
+own module. Without ``env``, ``from pyupmem.sdk_compat import DpuSet`` gives the same API.
+
+The names and their behaviour follow the SDK's module:
+
+- :class:`DpuSet` ``(nr_dpus=None, nr_ranks=None, profile='', binary=None, c_source=None,
+  asm_source=None, log=None, async_mode=False)`` allocates (every DPU by default), then
+  loads a binary or compiles and loads C sources;
+- :meth:`DpuSet.copy` moves bytes between a host buffer (a ``bytearray``: the same bytes
+  to every DPU; or a list of them, one per DPU, ``None`` to skip one) and a DPU symbol;
+- :meth:`DpuSet.exec` launches and writes the DPUs' logs to the streams given;
+- a loaded program's symbols are attributes: reading one gives a :class:`DpuVariable`,
+  assigning one copies to the DPUs;
+- every failure raises :class:`DpuError`, whose message names the problem and the fix
+  (pyupmem's own exception is its ``__cause__``).
+
+Differences, all of them things the emulator cannot do: DPU assembly (``asm_source``)
+and checkpoints (:class:`DpuContext`, ``checkpoint``/``restore``) raise :class:`DpuError`;
+transfers are synchronous even in asynchronous mode (they wait for a running launch first,
+as the SDK's queued transfers do); :meth:`DpuProgram.fetch_all_symbols` lists the symbols
+looked up so far; a symbol named like a method (``copy``, ``log`` ...) is reached through
+:meth:`DpuSet.copy` only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from pyupmem import _libdpu as C
+from pyupmem.build import build_program
+from pyupmem.dpuset import Dpu, Rank
+from pyupmem.dpuset import DpuSet as _PimSet
+from pyupmem.errors import DpuProgramError, DpuSymbolError, PyUpmemError
+from pyupmem.program import Program, Symbol
+
+__all__ = [
+    "ALLOCATE_ALL",
+    "DpuContext",
+    "DpuError",
+    "DpuProgram",
+    "DpuSet",
+    "DpuSymbol",
+    "DpuVariable",
+]
+
+ALLOCATE_ALL = C.DPU_ALLOCATE_ALL
+"""``nr_dpus`` or ``nr_ranks`` that allocates every available DPU or rank."""
+
+_NR_TASKLETS = 1  # the SDK compiles c_source without NR_TASKLETS: its default, one tasklet
+
+
+class DpuError(Exception):
+    """Raised by every operation of this API that fails.
+
+    Attributes:
+        code: the libdpu status (``dpu_error_t``) behind the error, when there is one.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None):
+        super().__init__(message)
+        self.code = code
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """Turn pyupmem's exceptions into :class:`DpuError`, keeping the original as the cause."""
+    try:
+        yield
+    except PyUpmemError as error:
+        raise DpuError(str(error), code=getattr(error, "code", None)) from error
+
+
+class DpuContext:
+    """A DPU's saved state (registers, memories), which the SDK's ``checkpoint`` returns.
+
+    The emulator cannot save or restore a DPU's state: making one raises :class:`DpuError`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        raise _no_checkpoints()
+
+    @staticmethod
+    def from_buffer(buf: Any) -> DpuContext:
+        """Deserialize a context (raises :class:`DpuError` on the emulator)."""
+        raise _no_checkpoints()
+
+
+def _no_checkpoints() -> DpuError:
+    return DpuError(
+        "DPU checkpoints (DpuContext, DpuSet.checkpoint and restore) are not available on "
+        "pyupmem's emulator: read the data you need to keep with DpuSet.copy instead"
+    )
+
+
+class DpuSymbol:
+    """A symbol of a DPU program: its name, address and size.
+
+    Args:
+        name: the symbol's name.
+        c_symbol: its address and size, as a ``(address, size)`` tuple, a
+            ``struct dpu_symbol_t`` (:class:`pyupmem._libdpu.dpu_symbol_t`) or a
+            :class:`pyupmem.Symbol`.
+
+    Attributes:
+        name: the symbol's name.
+        c_symbol: the ``struct dpu_symbol_t``.
+    """
+
+    def __init__(self, name: str, c_symbol: Any):
+        if isinstance(c_symbol, Symbol | C.dpu_symbol_t):
+            address, size = c_symbol.address, c_symbol.size
+        else:
+            address, size = c_symbol
+        self.name = name
+        self.c_symbol = C.dpu_symbol_t(address, size)
+        self._symbol = Symbol(name, address, size)
+
+    def value(self) -> int:
+        """The symbol's value: a variable's address (MRAM addresses have bit 0x08000000)."""
+        return int(self.c_symbol.address)
+
+    def size(self) -> int:
+        """The symbol's size in bytes."""
+        return int(self.c_symbol.size)
+
+    def __repr__(self) -> str:
+        return f"DpuSymbol({self.name!r}, (0x{self.value():08x}, {self.size()}))"
+
+
+class DpuProgram:
+    """A program loaded into a :class:`DpuSet` (what :meth:`DpuSet.load` returns).
+
+    Attributes:
+        symbols: the symbols looked up so far, by name.
+    """
+
+    def __init__(self, loaded: Any):
+        self._loaded = loaded
+        self.symbols: dict[str, DpuSymbol] = {}
+
+    def get_symbol(self, symbol: str) -> DpuSymbol | None:
+        """The symbol named ``symbol``, or None when the program has none of that name."""
+        found = self.symbols.get(symbol)
+        if found is None:
+            try:
+                found = DpuSymbol(symbol, self._loaded.symbol(symbol))
+            except (DpuSymbolError, DpuProgramError):
+                return None
+            self.symbols[symbol] = found
+        return found
+
+    def fetch_all_symbols(self) -> dict[str, DpuSymbol]:
+        """The symbols looked up so far (the SDK lists every symbol; libdpu cannot)."""
+        return self.symbols
+
+
+class DpuVariable:
+    """The value of a symbol read from every DPU of a set (``dpus.name``).
+
+    Each method reads the bytes as an array of one C type. The result holds one item per
+    DPU, or is that item alone for a one-DPU set; an item is a number when the symbol holds
+    one value of that type, else a ``memoryview`` of the values.
+
+    Attributes:
+        contents: one ``memoryview`` of the symbol's bytes per DPU.
+    """
+
+    def __init__(self, contents: list[memoryview]):
+        self.contents = contents
+
+    def _cast(self, code: str) -> Any:
+        items = [_single(view.cast(code)) for view in self.contents]
+        return _single(items)
+
+    def data(self) -> Any:
+        """The raw bytes: one ``memoryview`` per DPU (one alone for a one-DPU set)."""
+        return _single(self.contents)
+
+    def int8(self) -> Any:
+        """The bytes as ``int8_t`` values."""
+        return self._cast("b")
+
+    def uint8(self) -> Any:
+        """The bytes as ``uint8_t`` values."""
+        return self._cast("B")
+
+    def int16(self) -> Any:
+        """The bytes as ``int16_t`` values."""
+        return self._cast("h")
+
+    def uint16(self) -> Any:
+        """The bytes as ``uint16_t`` values."""
+        return self._cast("H")
+
+    def int32(self) -> Any:
+        """The bytes as ``int32_t`` values."""
+        return self._cast("i")
+
+    def uint32(self) -> Any:
+        """The bytes as ``uint32_t`` values."""
+        return self._cast("I")
+
+    def int64(self) -> Any:
+        """The bytes as ``int64_t`` values."""
+        return self._cast("q")
+
+    def uint64(self) -> Any:
+        """The bytes as ``uint64_t`` values."""
+        return self._cast("Q")
+
+    def float(self) -> Any:
+        """The bytes as ``float`` values."""
+        return self._cast("f")
+
+    def double(self) -> Any:
+        """The bytes as ``double`` values."""
+        return self._cast("d")
+
+
+def _single(items: Any) -> Any:
+    return items[0] if len(items) == 1 else items
+
+
+def _host_view(buffer: Any, writable: bool) -> memoryview:
+    """The bytes of a host buffer, checked for what a transfer needs."""
+    try:
+        view = memoryview(buffer).cast("B")
+    except TypeError as error:
+        raise DpuError(
+            f"cannot transfer a {type(buffer).__name__}: the host side of a copy is a "
+            "bytearray (or another contiguous buffer), or a list of them, one per DPU"
+        ) from error
+    if writable and view.readonly:
+        raise DpuError(
+            f"cannot copy from the DPUs into a read-only {type(buffer).__name__}: pass a bytearray"
+        )
+    return view
+
+
+class DpuSet:
+    """A set of DPUs, its ranks or one DPU, as the SDK's Python module has it.
+
+    Allocates DPUs (every DPU when neither ``nr_dpus`` nor ``nr_ranks`` is given), then
+    loads ``binary`` or compiles and loads ``c_source``. Use it as a context manager, or
+    call :meth:`free`. ``len()`` is the number of DPUs; iterating gives one ``DpuSet`` per
+    DPU; :meth:`dpus` and :meth:`ranks` list them. Symbols of the loaded program are
+    attributes (see :class:`DpuVariable`).
+
+    Args:
+        nr_dpus: how many DPUs (:data:`ALLOCATE_ALL`: every available one).
+        nr_ranks: how many whole ranks instead.
+        profile: the libdpu profile, ``"key=value,..."``.
+        binary: a DPU program to load: a path, or the binary's bytes.
+        c_source: C sources to compile (with ``-O2``) and load: a path, the source text,
+            a file object, or a list of them.
+        asm_source: DPU assembly sources (not available on the emulator).
+        log: where :meth:`exec` writes the DPUs' logs by default: a stream for every DPU,
+            or a list of streams, one per DPU.
+        async_mode: launch asynchronously by default (wait with :meth:`sync`).
+
+    Raises:
+        DpuError: the allocation failed, both ``nr_dpus`` and ``nr_ranks`` were given, or
+            the program could not be built or loaded.
+    """
+
+    def __init__(
+        self,
+        nr_dpus: int | None = None,
+        nr_ranks: int | None = None,
+        profile: str = "",
+        binary: str | os.PathLike | bytes | bytearray | None = None,
+        c_source: Any = None,
+        asm_source: Any = None,
+        log: Any = None,
+        async_mode: bool | None = False,
+    ):
+        if nr_dpus is not None and nr_ranks is not None:
+            raise DpuError("cannot specify nr_dpus and nr_ranks: give one of them")
+        with _translated():
+            if nr_ranks is not None:
+                pim = _PimSet(nr_ranks=nr_ranks, profile=profile)
+            else:
+                pim = _PimSet(nr_dpus, profile=profile)
+        shared_log = None if isinstance(log, list) else log
+        self._setup(pim, None, None, shared_log, async_mode)
+        try:
+            ranks: list[DpuSet] = []
+            dpus: list[DpuSet] = []
+            with _translated():
+                for rank in pim.ranks:
+                    rank_set = DpuSet._view(rank, self, None, shared_log, async_mode)
+                    rank_set._ranks.append(rank_set)
+                    ranks.append(rank_set)
+                    for dpu in rank:
+                        dpu_set = DpuSet._view(dpu, self, rank_set, shared_log, async_mode)
+                        dpu_set._dpus.append(dpu_set)
+                        dpu_set._ranks.append(rank_set)
+                        rank_set._dpus.append(dpu_set)
+                        dpus.append(dpu_set)
+            self._ranks.extend(ranks)
+            self._dpus.extend(dpus)
+            if isinstance(log, list):
+                if len(log) != len(dpus):
+                    raise DpuError(
+                        f"log list length does not match the number of DPUs in the DpuSet "
+                        f"({len(log)} streams for {len(dpus)} DPUs): give one stream per DPU"
+                    )
+                for dpu_set, stream in zip(dpus, log, strict=True):
+                    object.__setattr__(dpu_set, "_log", stream)
+            if binary is not None or c_source is not None or asm_source is not None:
+                self.load(binary, c_source, asm_source)
+        except BaseException:
+            pim.free()
+            raise
+
+    def _setup(
+        self,
+        node: _PimSet | Rank | Dpu,
+        top: DpuSet | None,
+        rank: DpuSet | None,
+        log: Any,
+        async_mode: bool | None,
+    ) -> None:
+        values = {
+            "_node": node,
+            "_top": top,
+            "_rank": rank,
+            "_dpus": [],
+            "_ranks": [],
+            "_log": log,
+            "_async_mode": bool(async_mode),
+            "_pending": False,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def _view(
+        cls,
+        node: Rank | Dpu,
+        top: DpuSet,
+        rank: DpuSet | None,
+        log: Any,
+        async_mode: bool | None,
+    ) -> DpuSet:
+        view = cls.__new__(cls)
+        view._setup(node, top, rank, log, async_mode)
+        return view
+
+    @property
+    def _root(self) -> DpuSet:
+        return self._top if self._top is not None else self
+
+    # ------------------------------------------------------------------ structure
+
+    def __enter__(self) -> DpuSet:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.free()
+
+    def __iter__(self) -> Iterator[DpuSet]:
+        return iter(self.dpus())
+
+    def __len__(self) -> int:
+        return len(self._dpus)
+
+    def __repr__(self) -> str:
+        kind = "DPU" if isinstance(self._node, Dpu) else "rank" if self._top else "set"
+        return f"<dpu.DpuSet ({kind}) of {len(self)} DPUs, on pyupmem's {self._node.backend.kind}>"
+
+    def dpus(self) -> list[DpuSet]:
+        """The DPUs of the set, each a one-DPU ``DpuSet``."""
+        return self._dpus
+
+    def ranks(self) -> list[DpuSet]:
+        """The ranks of the set, each a ``DpuSet`` (a DPU's list holds its own rank)."""
+        return self._ranks
+
+    def free(self) -> None:
+        """Free the DPUs (the set that allocated them; ranks and DPUs are parts of it).
+
+        Raises:
+            DpuError: called on a rank or a DPU of a set.
+        """
+        if self._top is not None:
+            raise DpuError(
+                "free() frees the DPUs of a whole allocation: call it on the DpuSet that "
+                "allocated them, not on one of its ranks or DPUs"
+            )
+        with _translated():
+            self._node.free()
+
+    # ------------------------------------------------------------------ programs
+
+    def load(
+        self,
+        binary: str | os.PathLike | bytes | bytearray | None = None,
+        c_source: Any = None,
+        asm_source: Any = None,
+    ) -> DpuProgram:
+        """Load a program into every DPU of the set.
+
+        Args:
+            binary: the DPU program: a path, or the binary's bytes.
+            c_source: C sources to compile (``-O2``, one tasklet unless they say otherwise)
+                and load: a path, the source text, a file object, or a list of them.
+            asm_source: DPU assembly (not available on the emulator).
+
+        Returns:
+            The loaded program.
+
+        Raises:
+            DpuError: not exactly one of binary and sources was given, the sources do not
+                compile, or the program cannot be loaded.
+        """
+        if (binary is None) == (c_source is None and asm_source is None):
+            raise DpuError(
+                "one and only one source or binary program must be defined: pass binary=, "
+                "c_source= or asm_source="
+            )
+        if asm_source is not None:
+            raise DpuError(
+                "DPU assembly (asm_source) cannot run on pyupmem's emulator, which runs DPU "
+                "programs compiled from C: pass c_source=, or binary= built with "
+                "dpu-upmem-dpurte-clang"
+            )
+        self._settle()
+        program: Program | str | os.PathLike | bytes | bytearray
+        if c_source is not None:
+            program = self._compile(c_source)
+        elif isinstance(binary, str | os.PathLike | bytes | bytearray | memoryview):
+            program = binary
+        else:
+            raise DpuError(
+                f"binary must be a path or the program's bytes, not a {type(binary).__name__}"
+            )
+        with _translated():
+            loaded = self._node.load(program)
+        return DpuProgram(loaded)
+
+    def _compile(self, c_source: Any) -> Program:
+        items = c_source if isinstance(c_source, list) else [c_source]
+        sources: list[str] = []
+        for item in items:
+            if hasattr(item, "read"):
+                sources.append(_as_text(item.read()))
+            elif isinstance(item, os.PathLike) or (isinstance(item, str) and os.path.isfile(item)):
+                sources.append(os.fspath(item))
+            elif isinstance(item, str) and ("\n" in item or ";" in item or "{" in item):
+                sources.append(_as_text(item))
+            else:
+                raise DpuError(
+                    f"no C source file {item!r}: c_source is a path to a C file, C source "
+                    "text, a file object, or a list of them"
+                )
+        with _translated():
+            return build_program(
+                sources, nr_tasklets=_NR_TASKLETS, opt_level=2, backend=self._node.backend
+            )
+
+    # ------------------------------------------------------------------ symbols
+
+    def _lookup(self, name: str) -> Symbol | None:
+        node = self.__dict__.get("_node")
+        if node is None:
+            return None
+        try:
+            return node.symbol(name)
+        except (DpuSymbolError, DpuProgramError):
+            return None
+        except PyUpmemError as error:
+            raise DpuError(str(error), code=getattr(error, "code", None)) from error
+
+    def __getattr__(self, name: str) -> DpuVariable:
+        # Called only for names that are not attributes: the loaded program's symbols.
+        if not (name.startswith("__") and name.endswith("__")):
+            symbol = self._lookup(name)
+            if symbol is not None:
+                return self._read_variable(symbol)
+        raise AttributeError(
+            f"'DpuSet' object has no attribute {name!r} (and the loaded program, if any, has "
+            "no symbol of that name)"
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self.__dict__ and not hasattr(type(self), name):
+            symbol = self._lookup(name)
+            if symbol is not None:
+                self.copy(DpuSymbol(name, symbol), value)
+                return
+        object.__setattr__(self, name, value)
+
+    def _read_variable(self, symbol: Symbol) -> DpuVariable:
+        self._settle()
+        count, size = len(self), symbol.size
+        storage = bytearray(count * size)
+        if size:
+            out = np.frombuffer(storage, dtype=np.uint8).reshape(count, size)
+            with _translated():
+                self._node.gather(symbol, out=out)
+        view = memoryview(storage)
+        return DpuVariable([view[i * size : (i + 1) * size] for i in range(count)])
+
+    # ------------------------------------------------------------------ transfers
+
+    def copy(
+        self,
+        dst: Any,
+        src: Any,
+        size: int | None = None,
+        offset: int = 0,
+        async_mode: bool | None = None,
+    ) -> None:
+        """Copy bytes between the host and a symbol of the DPUs.
+
+        One of ``dst`` and ``src`` is the DPU symbol (its name or a :class:`DpuSymbol`),
+        the other the host side: a ``bytearray`` (to the DPUs: the same bytes to each; from
+        the DPUs: one DPU's bytes) or a list of them, one per DPU, ``None`` skipping a DPU.
+
+        Args:
+            dst: where the bytes go.
+            src: where they come from.
+            size: bytes to move; default: the host buffer's length (a list's buffers must
+                then have one length).
+            offset: byte offset in the symbol.
+            async_mode: accepted for the SDK's signature; transfers are synchronous (after
+                any asynchronous launch has finished).
+
+        Raises:
+            DpuError: no DPU side or two, a wrong number of host buffers, a buffer too
+                small, an unknown symbol, or a transfer that breaks the memory rules.
+        """
+        to_dpu = isinstance(dst, str | DpuSymbol)
+        from_dpu = isinstance(src, str | DpuSymbol)
+        if to_dpu == from_dpu:
+            raise DpuError(
+                "can only execute Host <-> DPU transfers: one of dst and src must be a DPU "
+                "symbol (its name or a DpuSymbol), the other a bytearray or a list of them"
+            )
+        host, device = (src, dst) if to_dpu else (dst, src)
+        symbol: str | Symbol = device._symbol if isinstance(device, DpuSymbol) else device
+        self._settle()
+        if isinstance(host, list) and len(host) == 1 and len(self) == 1:
+            host = host[0]
+        if isinstance(host, list):
+            self._copy_each(host, symbol, to_dpu, size, offset)
+            return
+        view = _host_view(host, writable=not to_dpu)
+        size = _checked_size(size, len(view))
+        with _translated():
+            if to_dpu:
+                self._node.broadcast(symbol, view[:size], offset)
+            else:
+                # libdpu copies every DPU's bytes into the one buffer: the last DPU's stay.
+                self._dpus[-1]._node.read(symbol, offset=offset, out=view[:size])
+
+    def _copy_each(
+        self, host: list[Any], symbol: str | Symbol, to_dpu: bool, size: int | None, offset: int
+    ) -> None:
+        if len(host) != len(self._dpus):
+            raise DpuError(
+                f"invalid number of host buffers for this DPU set: {len(host)} buffers for "
+                f"{len(self._dpus)} DPUs (give one per DPU, None to skip one)"
+            )
+        views = [None if item is None else _host_view(item, not to_dpu) for item in host]
+        lengths = {len(view) for view in views if view is not None}
+        if size is None and len(lengths) > 1:
+            raise DpuError(
+                f"host buffers of different sizes ({min(lengths)} to {max(lengths)} bytes): "
+                "pass size= to move that many bytes of each"
+            )
+        if size is None:
+            size = lengths.pop() if lengths else 0
+        for view in views:
+            if view is not None:
+                _checked_size(size, len(view))
+        shares = [None if view is None else view[:size] for view in views]
+        with _translated():
+            if to_dpu and all(share is not None for share in shares):
+                self._node.scatter(symbol, shares, offset)
+                return
+            for dpu_set, share in zip(self._dpus, shares, strict=True):
+                if share is None:
+                    continue
+                if to_dpu:
+                    dpu_set._node.write(symbol, share, offset)
+                else:
+                    dpu_set._node.read(symbol, offset=offset, out=share)
+
+    # ------------------------------------------------------------------ execution
+
+    def exec(self, log: Any = None, async_mode: bool | None = None) -> None:
+        """Run the loaded program on every DPU of the set, then write their logs.
+
+        Args:
+            log: where to write the logs (as :meth:`log` does, after the streams given at
+                allocation): a stream for every DPU, a list of streams (one per DPU,
+                ``None`` for none) or a dict from DPU (``DpuSet``) to stream.
+            async_mode: launch and return at once (the default is the set's
+                ``async_mode``); the logs are then not written: wait with :meth:`sync` and
+                call :meth:`log`.
+
+        Raises:
+            DpuError: no program is loaded, or a DPU faulted (the message says where).
+        """
+        asynchronous = self._async_mode if async_mode is None else bool(async_mode)
+        self._settle()
+        with _translated():
+            self._node.launch(asynchronous=asynchronous)
+        if asynchronous:
+            object.__setattr__(self._root, "_pending", True)
+            return
+        self._write_logs(log, None)
+
+    def sync(self) -> None:
+        """Wait until an asynchronous launch has finished.
+
+        Raises:
+            DpuError: a DPU faulted.
+        """
+        root = self._root
+        object.__setattr__(root, "_pending", False)
+        with _translated():
+            root._node.sync()
+
+    def _settle(self) -> None:
+        if self._root._pending:
+            self.sync()
+
+    def log(self, stream: Any = None) -> None:
+        """Write each DPU's log (``=== DPU#0x... ===`` and what it printed) to ``stream``.
+
+        Args:
+            stream: an object with a ``write`` method, a list of them (one per DPU) or a
+                dict from DPU to stream; default: the streams given at allocation, else
+                ``sys.stdout``.
+
+        Raises:
+            DpuError: a stream without ``write``, or a list of the wrong length.
+        """
+        self._settle()
+        self._write_logs(stream, sys.stdout)
+
+    def _write_logs(self, log: Any, default: Any) -> None:
+        streams = {
+            id(dpu): (dpu, dpu._log if dpu._log is not None else default) for dpu in self._dpus
+        }
+        if isinstance(log, list):
+            if len(log) != len(self._dpus):
+                raise DpuError(
+                    f"cannot log: the list has {len(log)} streams for {len(self._dpus)} DPUs "
+                    "(give one per DPU, None for none)"
+                )
+            for dpu, stream in zip(self._dpus, log, strict=True):
+                if stream is not None:
+                    streams[id(dpu)] = (dpu, stream)
+        elif isinstance(log, dict):
+            for dpu, stream in log.items():
+                if id(dpu) not in streams:
+                    raise DpuError(
+                        "cannot log: the dict's keys must be DPUs of this set (from dpus())"
+                    )
+                streams[id(dpu)] = (dpu, stream)
+        elif log is not None:
+            streams = {key: (dpu, log) for key, (dpu, _) in streams.items()}
+        for dpu, stream in streams.values():
+            if stream is None:
+                continue
+            if not callable(getattr(stream, "write", None)):
+                raise DpuError(
+                    f"stream argument is not an object with a 'write' method "
+                    f"({type(stream).__name__}): pass a file or sys.stdout"
+                )
+            with _translated():
+                text = dpu._node.logs(header=True)[0]
+            stream.write(text)
+
+    def call(
+        self,
+        fn: Callable[[DpuSet, int, Any], Any],
+        arg: Any,
+        async_mode: bool | None = None,
+        is_blocking: bool = True,
+        single_call: bool = False,
+    ) -> None:
+        """Call ``fn(rank, rank_index, arg)`` for each rank of the set, or once with the
+        whole set (``single_call``, or a one-DPU set) as ``fn(set, 0, arg)``.
+
+        The calls run at once, in order, after any asynchronous launch has finished;
+        ``async_mode`` and ``is_blocking`` are accepted for the SDK's signature.
+        """
+        self._settle()
+        if single_call or isinstance(self._node, Dpu):
+            fn(self, 0, arg)
+            return
+        for index, rank in enumerate(self._ranks):
+            fn(rank, index, arg)
+
+    def checkpoint(self, iram: bool = True, mram: bool = True, wram: bool = True) -> DpuContext:
+        """Save a DPU's state (raises :class:`DpuError`: the emulator cannot)."""
+        raise _no_checkpoints()
+
+    def restore(
+        self, context: DpuContext, iram: bool = True, mram: bool = True, wram: bool = True
+    ) -> None:
+        """Restore a DPU's state (raises :class:`DpuError`: the emulator cannot)."""
+        raise _no_checkpoints()
+
+
+def _as_text(source: str | bytes) -> str:
+    text = source.decode() if isinstance(source, bytes) else source
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _checked_size(size: int | None, available: int) -> int:
+    if size is None:
+        return available
+    if size < 0:
+        raise DpuError(f"size must not be negative, got {size}")
+    if size > available:
+        raise DpuError(
+            f"host buffer is too small: {available} bytes for a copy of {size}; pass a "
+            "larger buffer or a smaller size"
+        )
+    return size
