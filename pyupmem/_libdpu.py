@@ -201,6 +201,7 @@ del _code, _name
 
 # Explicit names for static tools (the loop above defines them all at run time).
 DPU_OK = 0
+DPU_ERR_INTERNAL = 1
 DPU_ERR_ALLOCATION = 4
 DPU_ERR_INVALID_DPU_SET = 5
 DPU_ERR_INVALID_WRAM_ACCESS = 8

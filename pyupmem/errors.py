@@ -14,10 +14,12 @@ Hierarchy::
     └── DpuError                a libdpu status (code, name, message, call)
         ├── DpuAllocationError  DPU_ERR_ALLOCATION
         ├── DpuProfileError     DPU_ERR_INVALID_PROFILE
-        ├── DpuSetError         DPU_ERR_INVALID_DPU_SET (also: the set was freed)
+        ├── DpuSetError         DPU_ERR_INVALID_DPU_SET (also: the set was freed),
+        │                       DPU_ERR_SG_NOT_ACTIVATED
         ├── DpuProgramError     NO_PROGRAM_LOADED, DIFFERENT_DPU_PROGRAMS, ELF_*, TOO_MANY_TASKLETS
         ├── DpuSymbolError      DPU_ERR_UNKNOWN_SYMBOL            (also a LookupError)
-        ├── DpuAccessError      INVALID_{WRAM,IRAM,MRAM,SYMBOL,MEMORY}_ACCESS, buffer sizes
+        ├── DpuAccessError      INVALID_{WRAM,IRAM,MRAM,SYMBOL,MEMORY}_ACCESS, buffer sizes,
+        │                       SG_{TOO_MANY_BLOCKS,LENGTH_MISMATCH,NOT_MRAM_SYMBOL}
         │                                                          (also a ValueError)
         ├── DpuBusyError        DPU_ERR_MRAM_BUSY, DPU_ERR_DPU_ALREADY_RUNNING
         └── DpuFaultError       DPU_ERR_DPU_FAULT (carries each faulty DPU's message)
@@ -151,6 +153,10 @@ _CLASS_BY_NAME: dict[str, type[DpuError]] = {
     "DPU_ERR_MRAM_BUSY": DpuBusyError,
     "DPU_ERR_DPU_ALREADY_RUNNING": DpuBusyError,
     "DPU_ERR_DPU_FAULT": DpuFaultError,
+    "DPU_ERR_SG_NOT_ACTIVATED": DpuSetError,
+    "DPU_ERR_SG_TOO_MANY_BLOCKS": DpuAccessError,
+    "DPU_ERR_SG_LENGTH_MISMATCH": DpuAccessError,
+    "DPU_ERR_SG_NOT_MRAM_SYMBOL": DpuAccessError,
 }
 
 

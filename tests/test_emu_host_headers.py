@@ -105,25 +105,48 @@ def test_unsupported_calls_say_so_on_stderr() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert "dpu_fifo_push_xfer is not supported: the emulator has no DPU-side WRAM FIFOs" in result.stderr
+    assert (
+        "dpu_fifo_push_xfer is not supported: the emulator has no DPU-side WRAM FIFOs"
+        in result.stderr
+    )
     assert result.stderr.count("dpu_link_input_fifo") == 1
 
 
 def test_every_header_compiles_alone_in_c_and_cxx(tmp_path) -> None:
     """Each header includes what it needs, and builds as C11 and as C++."""
     headers = sorted(p.name for p in emulator().host_include.glob("*.h"))
-    assert {"dpu_log.h", "dpu_probe.h", "dpu_types.h", "dpu_management.h", "dpu_memory.h",
-            "dpu_program.h", "dpu_error.h", "dpu_macro_utils.h"} <= set(headers)
+    assert {
+        "dpu_log.h",
+        "dpu_probe.h",
+        "dpu_types.h",
+        "dpu_management.h",
+        "dpu_memory.h",
+        "dpu_program.h",
+        "dpu_error.h",
+        "dpu_macro_utils.h",
+    } <= set(headers)
     cxx = shutil.which("g++") or shutil.which("c++")
     for header in headers:
         source = tmp_path / "one.c"
         source.write_text(f"#include <{header}>\nint main(void) {{ return 0; }}\n")
-        flags = ["-Wall", "-Wextra", "-Werror", f"-I{emulator().host_include}", "-c", "-o", "/dev/null"]
-        result = subprocess.run(["cc", "-std=c11", *flags, str(source)], capture_output=True, text=True)
+        flags = [
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{emulator().host_include}",
+            "-c",
+            "-o",
+            "/dev/null",
+        ]
+        result = subprocess.run(
+            ["cc", "-std=c11", *flags, str(source)], capture_output=True, text=True
+        )
         assert result.returncode == 0, (header, result.stderr)
         if cxx:
             result = subprocess.run(
-                [cxx, "-std=c++17", "-x", "c++", *flags, str(source)], capture_output=True, text=True
+                [cxx, "-std=c++17", "-x", "c++", *flags, str(source)],
+                capture_output=True,
+                text=True,
             )
             assert result.returncode == 0, (header, result.stderr)
 
@@ -138,12 +161,27 @@ def test_cxx_api_allocates_loads_copies_execs_and_logs(tmp_path) -> None:
     binary = tmp_path / "hpp_host"
     pkg = subprocess.run(
         ["dpu-pkg-config", "--cflags", "--libs", "dpu"],
-        check=True, env=toolchain_env(), capture_output=True, text=True,
+        check=True,
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
     ).stdout.split()
     compiled = subprocess.run(
-        [_cxx(), "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror",
-         str(PROGRAMS / "hpp_host.cpp"), "-o", str(binary), *pkg],
-        env=toolchain_env(), capture_output=True, text=True,
+        [
+            _cxx(),
+            "-std=c++17",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            str(PROGRAMS / "hpp_host.cpp"),
+            "-o",
+            str(binary),
+            *pkg,
+        ],
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
     )
     assert compiled.returncode == 0, compiled.stderr
     result = run([binary, dpu])
