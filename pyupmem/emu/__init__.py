@@ -14,6 +14,7 @@ import platform
 import shutil
 import stat
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +88,8 @@ class Emulator:
 
     @property
     def python_dir(self) -> Path:
+        """The folder holding the package ``dpu`` (the SDK's Python module, from
+        :mod:`pyupmem.sdk_compat`) that ``python -m pyupmem env`` puts on PYTHONPATH."""
         return self.root / "python"
 
     def shell_lines(self, sdk: bool = True) -> str:
@@ -116,10 +119,11 @@ def host_compiler() -> str:
 def _source_digest(compiler: str) -> str:
     digest = hashlib.sha256()
     for path in sorted(SOURCE_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".c", ".h", ".S", ".ld", ".in"}:
+        if path.is_file() and path.suffix in {".c", ".h", ".S", ".ld", ".in", ".py"}:
             digest.update(str(path.relative_to(SOURCE_DIR)).encode())
             digest.update(path.read_bytes())
     digest.update(compiler.encode())
+    digest.update(sys.executable.encode())  # the counting assembler runs with it
     return digest.hexdigest()[:16]
 
 
@@ -155,6 +159,26 @@ def _cxx_compiler(compiler: str) -> str:
     return "c++"
 
 
+def counts_costs() -> bool:
+    """Whether this machine's DPU programs count their DPU instructions (x86-64 only: the
+    counting rewrites x86-64 assembly; see ``toolchain/dpu_cost_as.py``)."""
+    return platform.machine() in ("x86_64", "AMD64")
+
+
+def _cost_flags(emulator: Emulator) -> str:
+    """Compiler flags that turn cost counting on (``""`` where it is not available).
+
+    -ffixed-r15 keeps r15 free to hold the count; -B puts the counting assembler first on
+    the compiler's tool path; no vectorisation, since a DPU has no vector unit and one
+    host instruction must stand for one element's work."""
+    if not counts_costs():
+        return ""
+    return (
+        f"-ffixed-r15 -fno-tree-vectorize -fno-tree-slp-vectorize "
+        f"-B{emulator.root / 'libexec' / 'cost'}/"
+    )
+
+
 def _write_tool(
     template: Path, target: Path, emulator: Emulator, compiler: str, executable: bool = True
 ) -> None:
@@ -163,6 +187,8 @@ def _write_tool(
         .replace("@ROOT@", str(emulator.root))
         .replace("@CXX@", _cxx_compiler(compiler))
         .replace("@CC@", compiler)
+        .replace("@PYTHON@", sys.executable)
+        .replace("@COST_FLAGS@", _cost_flags(emulator))
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text)
@@ -260,6 +286,9 @@ def build(force: bool = False) -> Emulator:
             [
                 "-idirafter",
                 str(SOURCE_DIR / "include" / "dpu"),
+                # r15 holds the running tasklet's instruction count: the runtime (which
+                # runs on tasklet stacks, between program code) must never touch it.
+                *(["-ffixed-r15"] if counts_costs() else []),
                 "-Wl,-soname,libdpurt.so",
                 "-ldl",
                 "-lpthread",
@@ -268,6 +297,10 @@ def build(force: bool = False) -> Emulator:
         for tool in ("dpu-upmem-dpurte-clang", "dpu-pkg-config"):
             template = SOURCE_DIR / "toolchain" / f"{tool}.in"
             _write_tool(template, emulator.bin_dir / tool, emulator, compiler)
+        cost = emulator.root / "libexec" / "cost"
+        cost.mkdir(parents=True)
+        shutil.copy(SOURCE_DIR / "toolchain" / "dpu_cost_as.py", cost / "dpu_cost_as.py")
+        _write_tool(SOURCE_DIR / "toolchain" / "cost-as.in", cost / "as", emulator, compiler)
         _make_sdk_layout(emulator, compiler)
         done.touch()
     return emulator
