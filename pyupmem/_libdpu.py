@@ -34,6 +34,7 @@ from ctypes import (
     c_uint8,
     c_uint16,
     c_uint32,
+    c_uint64,
     c_void_p,
 )
 from pathlib import Path
@@ -419,6 +420,10 @@ EXTENSIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
     # pyupmem's emulator: dpu_sync with a time limit in milliseconds (0: none), returning
     # DPU_ERR_TIMEOUT while the DPUs still run, so that a waiting caller can be interrupted.
     "dpu_emu_sync_timeout": (dpu_error_t, (dpu_set_t, c_uint32)),
+    # the time model's cycles of each DPU's last launch, and whether its program counted
+    # its instructions (one entry per DPU of the set); the modelled clock in MHz
+    "dpu_emu_launch_cycles": (dpu_error_t, (dpu_set_t, POINTER(c_uint64), POINTER(c_bool))),
+    "dpu_emu_clock_mhz": (dpu_error_t, (dpu_set_t, POINTER(c_uint32))),
 }
 """Functions a library may add to the SDK's interface; bound only where exported."""
 

@@ -44,7 +44,8 @@ import numpy as np
 
 from pyupmem import _libdpu as C
 from pyupmem.backend import Backend, find_backend
-from pyupmem.errors import DpuError, DpuFaultError, PyUpmemError, make_error
+from pyupmem.errors import BackendError, DpuError, DpuFaultError, PyUpmemError, make_error
+from pyupmem.estimate import KernelEstimate, transfer_seconds
 from pyupmem.program import Program, Symbol
 
 ALL = C.DPU_ALLOCATE_ALL
@@ -407,6 +408,7 @@ class _Node:
         status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_copy_to", f"symbol {_name(symbol)!r}")
+        self._note_transfer("write", length)
 
     def broadcast(self, symbol: str | Symbol, data: Any, offset: int = 0) -> None:
         """Write the same ``data`` to ``symbol`` in every DPU of this set
@@ -437,6 +439,7 @@ class _Node:
         )
         if status:
             self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
+        self._note_transfer("broadcast", length)
 
     def scatter(
         self,
@@ -593,6 +596,7 @@ class _Node:
         status = lib.dpu_push_xfer(self._c, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
+        self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
 
     def scatter_blocks(
         self,
@@ -816,7 +820,38 @@ class _Node:
         status = lib.dpu_copy_from(target, name, offset, _address(result), length)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_copy_from", f"symbol {_name(symbol)!r}")
+        self._note_transfer("read", length)
         return result
+
+    # ----------------------------------------------------------------- estimates
+
+    def _note_transfer(self, kind: str, bytes_per_dpu: int) -> None:
+        self._owner._hardware_seconds += transfer_seconds(kind, bytes_per_dpu, self._count)
+
+    def estimate(self) -> KernelEstimate:
+        """How long the last launch would have taken on hardware, by the emulator's time
+        model (per-DPU modelled cycles; see :mod:`pyupmem.estimate`).
+
+        Raises:
+            BackendError: the backend is not the emulator (hardware is timed, not modelled).
+        """
+        lib = self._lib()
+        if "dpu_emu_launch_cycles" not in lib.extensions:
+            raise BackendError(
+                f"estimate() needs the emulator's time model; the {self._owner._backend.kind} "
+                "backend runs on hardware or the SDK's simulator: time the launch instead "
+                "(PhaseTimer)"
+            )
+        cycles = np.zeros(self._count, dtype=np.uint64)
+        counted = (ctypes.c_bool * self._count)()
+        status = lib.dpu_emu_launch_cycles(  # type: ignore[attr-defined]
+            self._c, cycles.ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)), counted
+        )
+        if status:
+            self._check(status, "dpu_emu_launch_cycles")
+        mhz = ctypes.c_uint32()
+        self._check(lib.dpu_emu_clock_mhz(self._c, ctypes.byref(mhz)), "dpu_emu_clock_mhz")  # type: ignore[attr-defined]
+        return KernelEstimate(cycles, mhz.value * 1e6, all(counted))
 
     # ----------------------------------------------------------------- execution
 
@@ -853,6 +888,7 @@ class _Node:
                 break
         if status:
             self._check(status, call)
+        self._owner._hardware_seconds += self.estimate().seconds
 
     def sync(self) -> None:
         """Wait until every DPU of this set has finished (``dpu_sync``).
@@ -1105,6 +1141,7 @@ class DpuSet(_Node):
         scatter_gather: bool | int | None = None,
     ):
         self._closed = True
+        self._hardware_seconds = 0.0
         self._loaded: LoadedProgram | None = None
         self._view_programs: dict[tuple[str, int], LoadedProgram | None] = {}
         self._key = ("set", 0)
@@ -1172,6 +1209,12 @@ class DpuSet(_Node):
             hint += (" or emulate a larger system (PYUPMEM_EMU_NR_RANKS=N or the profile key "
                      "nrRanks=N; 64 DPUs per rank)")
         return hint
+
+    def hardware_seconds(self) -> float:
+        """Estimated hardware time of everything this set did so far: every launch (the
+        time model's :meth:`estimate`) and every host transfer (per-rank bandwidths). A
+        :class:`~pyupmem.PhaseTimer` given this set shows it per phase."""
+        return self._hardware_seconds
 
     # ----------------------------------------------------------------- lifetime
 

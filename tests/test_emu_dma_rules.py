@@ -22,7 +22,9 @@ def source_line(mode: int) -> int:
 def run_mode(mode: int, launches: int = 1, profile: str = "", **env: str):
     dpu = build_dpu("dma_rules.c", "-g", "-DNR_TASKLETS=4")
     # PYUPMEM_EMU_QUIET="" lets warnings through (run() sets it to silence fault noise).
-    return run([build_host("run_dma_rules.c"), dpu, mode, launches, profile], PYUPMEM_EMU_QUIET="", **env)
+    return run(
+        [build_host("run_dma_rules.c"), dpu, mode, launches, profile], PYUPMEM_EMU_QUIET="", **env
+    )
 
 
 def warnings_of(stderr: str) -> list[str]:

@@ -11,7 +11,9 @@ TASKLETS = 16
 
 def run_mode(mode: int, nr_dpus: int = 1, tasklets: int = TASKLETS, profile: str = "", **env: str):
     dpu = build_dpu("interleaving.c", "-g", f"-DNR_TASKLETS={tasklets}")
-    result = run([build_host("run_interleaving.c"), dpu, mode, nr_dpus, tasklets, profile], timeout=60, **env)
+    result = run(
+        [build_host("run_interleaving.c"), dpu, mode, nr_dpus, tasklets, profile], timeout=60, **env
+    )
     assert "launch=0" in result.stdout, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("result=")]
     assert len(rows) == nr_dpus

@@ -3,8 +3,9 @@ before a load is still there after it, while the new program's WRAM and __mram v
 are initialised (UPMEM_ABI.md sections 1 and 4)."""
 
 import numpy as np
-import pyupmem as pim
 from emu_support import build_dpu
+
+import pyupmem as pim
 
 
 def test_heap_data_survives_loading_another_program():

@@ -209,7 +209,11 @@ def test_library_exports_every_function() -> None:
 
     backend = find_backend("emulator")
     assert backend.lib.missing == []
-    assert backend.lib.extensions == ["dpu_emu_sync_timeout"]
+    assert backend.lib.extensions == [
+        "dpu_emu_sync_timeout",
+        "dpu_emu_launch_cycles",
+        "dpu_emu_clock_mhz",
+    ]
     for name, (restype, argtypes) in (C.FUNCTIONS | C.EXTENSIONS).items():
         function = getattr(backend.lib, name)
         assert function.restype is restype

@@ -119,7 +119,7 @@ def host_compiler() -> str:
 def _source_digest(compiler: str) -> str:
     digest = hashlib.sha256()
     for path in sorted(SOURCE_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".c", ".h", ".S", ".ld", ".in", ".py"}:
+        if path.is_file() and path.suffix in {".c", ".h", ".hpp", ".S", ".ld", ".in", ".py"}:
             digest.update(str(path.relative_to(SOURCE_DIR)).encode())
             digest.update(path.read_bytes())
     digest.update(compiler.encode())

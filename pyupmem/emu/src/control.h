@@ -36,6 +36,7 @@ struct emu_slot {
     uint32_t log_truncated;       /* the last launch printed more than EMU_LOG_SIZE */
     uint64_t last_launch_ns;      /* wall time of the last launch */
     uint64_t last_launch_cycles;  /* modelled DPU cycles of the last launch */
+    uint32_t last_launch_counted; /* the program counted its instructions */
     char fault[EMU_FAULT_SIZE];
     char log[EMU_LOG_SIZE];
 };

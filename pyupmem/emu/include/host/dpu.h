@@ -147,10 +147,18 @@ dpu_error_t dpu_log_read(struct dpu_set_t set, FILE *stream);
  * free() it (SDK 2025.1). */
 char *dpu_error_to_string(dpu_error_t status);
 
-/* pyupmem's emulator defines PYUPMEM_EMULATOR and one extension: dpu_sync with a time
- * limit in milliseconds (0: none); DPU_ERR_TIMEOUT when the DPUs still run. */
+/* pyupmem's emulator defines PYUPMEM_EMULATOR and these extensions:
+ * - dpu_emu_sync_timeout: dpu_sync with a time limit in milliseconds (0: none);
+ *   DPU_ERR_TIMEOUT when the DPUs still run;
+ * - dpu_emu_launch_cycles: the time model's estimate of each DPU's last launch, in DPU
+ *   cycles, one per DPU of the set in iteration order (cycles[] must hold that many);
+ *   counted[i] (may be NULL) tells whether the program counted its instructions (else
+ *   the estimate has only DMA and synchronisation);
+ * - dpu_emu_clock_mhz: the modelled DPU clock (profile key clockMHz, default 350). */
 #define PYUPMEM_EMULATOR 1
 dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms);
+dpu_error_t dpu_emu_launch_cycles(struct dpu_set_t dpu_set, uint64_t *cycles, bool *counted);
+dpu_error_t dpu_emu_clock_mhz(struct dpu_set_t dpu_set, uint32_t *mhz);
 
 /* Iteration: DPU_FOREACH(set, dpu) or DPU_FOREACH(set, dpu, index). */
 #define _DPU_FOREACH_X(set, dpu)                                                                   \

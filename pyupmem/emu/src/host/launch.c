@@ -105,6 +105,33 @@ dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms)
     return status != DPU_OK ? status : emu_wait(range, false, timeout_ms);
 }
 
+dpu_error_t dpu_emu_launch_cycles(struct dpu_set_t dpu_set, uint64_t *cycles, bool *counted)
+{
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status != DPU_OK)
+        return status;
+    if (cycles == NULL)
+        return DPU_ERR_INVALID_BUFFER_SIZE;
+    for (uint32_t i = 0; i < range.count; i++) {
+        const struct emu_slot *slot = emu_slot(range.allocation, range.first + i);
+        cycles[i] = slot->last_launch_cycles;
+        if (counted != NULL)
+            counted[i] = slot->last_launch_counted != 0;
+    }
+    return DPU_OK;
+}
+
+dpu_error_t dpu_emu_clock_mhz(struct dpu_set_t dpu_set, uint32_t *mhz)
+{
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status != DPU_OK)
+        return status;
+    *mhz = range.allocation->profile.clock_mhz;
+    return DPU_OK;
+}
+
 void emu_stop_workers(struct emu_allocation *allocation, uint32_t first, uint32_t count)
 {
     struct emu_control *control = allocation->control;

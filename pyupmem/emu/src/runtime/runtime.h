@@ -20,6 +20,8 @@ struct dpurt_state {
     uint64_t shuffle_seed;
     uint64_t dma_free;           /* modelled cycle at which the DMA engine is free */
     uint64_t launch_cycles;      /* modelled cycles of the last launch */
+    uint64_t instructions;       /* DPU instructions the launch issued so far (all tasklets) */
+    bool counting;               /* the program counts its instructions (cost counting) */
 };
 
 extern struct dpurt_state __dpurt;
@@ -37,6 +39,9 @@ void __dpurt_dma(uint32_t latency, uint32_t bytes);
 void __dpurt_block(const void *object, const char *primitive);
 /* Makes every tasklet blocked on `object` runnable; returns how many. */
 unsigned __dpurt_wake(const void *object);
+/* Wakes every tasklet blocked on `object`, the caller and they all leaving at the latest
+ * of their modelled clocks (a barrier). */
+void __dpurt_release_together(const void *object);
 /* Whether `address` lies in a tasklet's stack guard page (a stack overflow), and whose. */
 bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet);
 
@@ -55,6 +60,8 @@ void __dpurt_warn_once(const char *rule, const char *file, int line, const char 
 
 /* perfcounter.c: the monotonic clock, in nanoseconds */
 uint64_t __dpurt_now_ns(void);
+/* A launch starts: the performance counter counts from 0. */
+void __dpurt_perfcounter_reset(void);
 
 /* memory.c */
 void __dpurt_heap_init(void);

@@ -38,7 +38,7 @@ void barrier_wait(barrier_t *barrier)
                       barrier->count, expected, __dpurt.nr_tasklets);
     if (--barrier->count == 0) {
         barrier->count = barrier->initial_count; /* re-arm before anyone resumes */
-        __dpurt_wake(barrier);
+        __dpurt_release_together(barrier);
         return;
     }
     __dpurt_block(barrier, "barrier_wait");

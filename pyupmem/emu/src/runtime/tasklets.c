@@ -61,8 +61,9 @@ static volatile sig_atomic_t preempted;    /* the running tasklet was preempted 
 static uintptr_t program_text_start, program_text_end;
 static uint64_t shuffle_state;
 
-/* Instructions the running program issued; DPU programs built with cost counting add
- * to it in every basic block (0 otherwise). */
+/* The running tasklet's instruction count as its program last published it: programs
+ * built with cost counting keep each tasklet's count in r15 and store it here before
+ * every call and return (toolchain/dpu_cost_as.py); 0 when they do not count. */
 uint64_t __dpurt_instructions;
 
 extern int dpu_main(void);
@@ -90,19 +91,25 @@ static void switch_to_tasklet(unsigned id)
 #endif
 }
 
-/* Brings the running tasklet's clock up to date with the instructions it issued. While
- * more than 11 tasklets are runnable they share the DPU's one instruction per cycle. */
+/* Brings the running tasklet's clock up to date with the instructions it issued since
+ * its clock was last set. A tasklet issues one instruction every 11 cycles at best; the
+ * DPU issues one per cycle, so while more than 11 tasklets are active they share it.
+ * Active, over this stretch of the running tasklet's time: the others that are runnable,
+ * or whose clock (where they finished or began to wait) lies after its start. */
 static void count_instructions(void)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
     uint64_t issued = __dpurt_instructions - self->counted_at;
     if (issued == 0)
         return;
-    unsigned runnable = 0;
+    unsigned active = 1;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        runnable += tasklets[id].state == RUNNABLE;
-    self->clock += issued * (runnable > PIPELINE_INTERVAL ? runnable : PIPELINE_INTERVAL);
+        if (&tasklets[id] != self &&
+            (tasklets[id].state == RUNNABLE || tasklets[id].clock > self->clock))
+            active++;
+    self->clock += issued * (active > PIPELINE_INTERVAL ? active : PIPELINE_INTERVAL);
     self->counted_at = __dpurt_instructions;
+    __dpurt.instructions += issued;
 }
 
 uint64_t __dpurt_clock(void)
@@ -150,7 +157,7 @@ static void reset_context(unsigned id)
 #endif
     t->state = RUNNABLE;
     t->clock = 0;
-    t->counted_at = __dpurt_instructions;
+    t->counted_at = 0; /* its r15 starts at 0: the frame above is zeroed */
     t->waits_for = NULL;
     t->waits_in = NULL;
 }
@@ -286,7 +293,10 @@ void __dpurt_run_launch(void)
     for (unsigned id = 0; id < n; id++)
         reset_context(id);
     __dpurt.dma_free = 0;
+    __dpurt.instructions = 0;
+    __dpurt_instructions = 0;
     __dpurt_sync_reset();
+    __dpurt_perfcounter_reset();
     if (n > 1)
         set_preempt_timer(true);
     unsigned last = n - 1; /* so that tasklet 0 starts */
@@ -369,10 +379,18 @@ unsigned __dpurt_wake(const void *object)
     return woken;
 }
 
-bool __dpurt_is_waiting(unsigned tasklet, const void *object)
+void __dpurt_release_together(const void *object)
 {
-    return tasklets[tasklet].state == WAITING && tasklets[tasklet].waits_for == object;
+    /* Everyone leaves when the last of them arrived, in modelled time. */
+    uint64_t latest = __dpurt_clock();
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
+        if (tasklets[id].state == WAITING && tasklets[id].waits_for == object &&
+            tasklets[id].clock > latest)
+            latest = tasklets[id].clock;
+    tasklets[__dpurt.current].clock = latest;
+    __dpurt_wake(object);
 }
+
 
 sysname_t me(void)
 {

@@ -7,6 +7,7 @@
  * MRAM addresses, and its WRAM (the program's writable segment) onto a slice of the
  * load's WRAM memfd, so the host reads and writes both with plain memcpy. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
@@ -93,6 +94,8 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
     __dpurt.strict = __dpurt_control->strict != 0;
     __dpurt.shuffle = __dpurt_control->shuffle != 0;
     __dpurt.shuffle_seed = __dpurt_control->shuffle_seed;
+    /* Programs built with cost counting carry this marker (toolchain/dpu_cost_as.py). */
+    __dpurt.counting = dlsym(RTLD_DEFAULT, "__pyupmem_cost_counted") != NULL;
     __dpurt_heap_init();
     __dpurt_tasklets_init();
     uint32_t seen = atomic_load(&slot->command_seq);
@@ -114,6 +117,7 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
         __dpurt_run_launch();
         slot->last_launch_ns = __dpurt_now_ns() - start;
         slot->last_launch_cycles = __dpurt.launch_cycles;
+        slot->last_launch_counted = __dpurt.counting;
         __dpurt_launch_finished(EMU_READY);
     }
 }

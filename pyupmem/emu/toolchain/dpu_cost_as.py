@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""The assembler step of DPU programs built for the pyupmem emulator, with cost counting.
+
+gcc turns a DPU program's C into x86-64 assembly and hands it to ``as``; the emulator's
+compiler wrapper puts this script first on gcc's tool path (``-B``), so it sees that
+assembly, adds the DPU cost of each straight-line run of instructions, and passes the
+result to the real ``as``.
+
+Why the assembly and not a compiler pass: it needs no compiler plug-in or second
+compiler (only the gcc that builds the program), and it sees the code after every
+optimisation, so a cost is added exactly where an instruction survived.
+
+How a cost is counted: the program is compiled with ``-ffixed-r15``, so no compiled
+code uses r15, and it holds the tasklet's instruction count (it is callee-saved, so the
+tasklet switch keeps one count per tasklet). At the start of each run of instructions
+that ends at a label or a jump, ``leaq COST(%r15), %r15`` adds the run's cost (``lea``
+leaves the flags alone, and a register add costs the host about nothing). Before each
+call, tail call and return, ``movq %r15, __dpurt_instructions(%rip)`` publishes the
+count, so the runtime reads it whenever the program calls it.
+
+The cost of an x86-64 instruction is the number of DPU instructions its work takes on a
+DPU (COSTS below): one for 32-bit arithmetic, logic, moves, loads, stores and branches;
+more for 64-bit arithmetic, multiplies (the DPU multiplies 8 bits at a time) and
+divisions; dozens to thousands for float and double (software on the DPU). The heavy
+ones are calibrated on the PrIM characterisation's throughputs (docs: "Timing").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+COUNTER = "%r15"
+PUBLISHED = "__dpurt_instructions"
+
+# Base mnemonic (AT&T, without its size suffix) -> DPU instructions, for 32-bit operands.
+COSTS: dict[str, int] = {
+    # 32-bit integer arithmetic and logic, moves, address arithmetic: one instruction
+    **dict.fromkeys(
+        "add sub and or xor not neg inc dec cmp test shl sal shr sar rol ror adc sbb bt "
+        "mov movabs lea xchg cltq cqto cltd cwtl cbtw cwtd setcc cmovcc popcnt lzcnt bsr "
+        "push pop leave".split(),
+        1,
+    ),
+    "bswap": 4,
+    "tzcnt": 3,
+    "bsf": 3,
+    # branches and calls
+    "jmp": 1,
+    "jcc": 1,
+    "call": 1,
+    "ret": 1,
+    # multiplies and divisions (software on the DPU: 8x8 multiplies, div_step loops)
+    "imul": 30,
+    "mul": 40,
+    "div": 25,
+    "idiv": 25,
+    # float (software on the DPU)
+    "addss": 65,
+    "subss": 70,
+    "mulss": 177,
+    "divss": 1023,
+    "sqrtss": 1500,
+    "minss": 15,
+    "maxss": 15,
+    "ucomiss": 15,
+    "comiss": 15,
+    "cvtsi2ss": 30,
+    "cvttss2si": 30,
+    "cvtss2si": 30,
+    "cvtss2sd": 20,
+    # double (software on the DPU)
+    "addsd": 99,
+    "subsd": 106,
+    "mulsd": 654,
+    "divsd": 2115,
+    "sqrtsd": 3000,
+    "minsd": 20,
+    "maxsd": 20,
+    "ucomisd": 20,
+    "comisd": 20,
+    "cvtsi2sd": 40,
+    "cvttsd2si": 40,
+    "cvtsd2si": 40,
+    "cvtsd2ss": 25,
+    # moves and bit operations on SSE registers
+    **dict.fromkeys(
+        "movss movsd movaps movapd movups movupd movd movq movdqa movdqu pxor xorps xorpd "
+        "andps andpd andnps andnpd orps orpd unpcklps unpcklpd shufps pshufd".split(),
+        1,
+    ),
+    # free: alignment and control-flow-integrity markers
+    **dict.fromkeys("nop endbr64 endbr32".split(), 0),
+}
+# 64-bit operands: what the DPU's 32-bit registers take (pairs with carry).
+COSTS_64: dict[str, int] = {
+    "add": 2,
+    "sub": 2,
+    "adc": 2,
+    "sbb": 2,
+    "neg": 2,
+    "and": 2,
+    "or": 2,
+    "xor": 2,
+    "not": 2,
+    "shl": 3,
+    "sal": 3,
+    "shr": 3,
+    "sar": 3,
+    "imul": 130,
+    "mul": 130,
+    "div": 245,
+    "idiv": 245,
+    "cvtsi2ss": 60,
+    "cvtsi2sd": 60,
+    "cvttss2si": 60,
+    "cvttsd2si": 60,
+}
+# Moves whose memory operand is the whole instruction (a load or a store).
+MOVES = set(
+    "mov movabs push pop setcc movss movsd movaps movapd movups movupd movd movq movdqa "
+    "movdqu".split()
+)
+X87_COST = 300  # long double: rare in DPU programs, costly everywhere
+UNKNOWN_COST = 1
+
+CONDITIONS = (
+    "o no b c nae ae nb nc e z ne nz be na a nbe s ns p pe np po l nge ge nl le ng g nle"
+).split()
+PREFIXES = {"lock", "rep", "repe", "repz", "repne", "repnz", "notrack", "bnd", "data16"}
+REG64 = re.compile(r"%(r[a-d]x|r[sd]i|r[sb]p|r(8|9|1[0-5]))\b")
+LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$@]*|\d+):")
+SECTION = re.compile(r"^\s*\.(section|text|data|bss|pushsection|popsection|previous)\b(.*)$")
+
+
+def _split_operands(text: str) -> list[str]:
+    operands, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            operands.append(current.strip())
+            current = ""
+            continue
+        depth += char == "("
+        depth -= char == ")"
+        current += char
+    if current.strip():
+        operands.append(current.strip())
+    return operands
+
+
+def _is_memory(operand: str) -> bool:
+    return not operand.startswith(("%", "$", "*%")) and operand != ""
+
+
+def _base_and_width(mnemonic: str) -> tuple[str, bool]:
+    """The mnemonic without its size suffix, and whether the suffix says 64-bit."""
+    if mnemonic in COSTS or mnemonic.startswith(("j", "set", "cmov")):
+        return mnemonic, False
+    for suffix in "bwlq":
+        if mnemonic.endswith(suffix) and mnemonic[:-1] in COSTS:
+            return mnemonic[:-1], suffix == "q"
+    if mnemonic.startswith(("movz", "movs")) and len(mnemonic) in (6, 7):
+        return "mov", False  # movzbl, movslq ... (movss/movsd are in COSTS)
+    return mnemonic, False
+
+
+def instruction_cost(mnemonic: str, operand_text: str) -> int:
+    """DPU instructions for one x86-64 instruction (AT&T syntax)."""
+    base, wide = _base_and_width(mnemonic)
+    if base.startswith("j"):
+        base = "jmp" if base == "jmp" else "jcc"
+    elif base.startswith("set") and base[3:] in CONDITIONS:
+        base = "setcc"
+    elif base.startswith("cmov") and base[4:].rstrip("bwlq") in CONDITIONS:
+        base = "cmovcc"
+    elif base.startswith("f") and base not in COSTS:
+        return X87_COST
+    operands = _split_operands(operand_text)
+    wide = wide or any(REG64.search(op) for op in operands if op.startswith("%"))
+    if base == "lea" or base in ("mov", "movabs", "push", "pop", "cmp", "test", "xchg"):
+        wide = False  # pointers are 32-bit on the DPU; 64-bit moves are one ld/sd/movd
+    if base == "imul" and operands and operands[0].startswith("$"):
+        cost = 3  # by a constant: shifts and adds (lsl_add)
+    else:
+        cost = (COSTS_64.get(base) if wide else None) or COSTS.get(base, UNKNOWN_COST)
+    memory = [op for op in operands if _is_memory(op)]
+    if memory and base not in ("lea", "jmp", "jcc", "call", "nop"):
+        if base in MOVES:
+            cost = max(cost, 1)  # the load or the store is the instruction
+        elif _is_memory(operands[-1]) and base not in ("cmp", "test", "bt"):
+            cost += 2  # read-modify-write: a load and a store around the operation
+        else:
+            cost += 1  # the operand's load
+        if "," in memory[0]:
+            cost += 1  # base + index * scale: one more instruction (lsl_add) for the address
+    return cost
+
+
+def _is_local(target: str) -> bool:
+    return target.startswith(".L")
+
+
+def instrument(assembly: str) -> tuple[str, int]:
+    """The assembly with cost counting added; also how many runs were counted."""
+    out: list[str] = []
+    insert_at: int | None = None  # index in `out` where the current run's lea goes
+    cost = 0
+    runs = 0
+    sections: list[str] = [".text"]
+    executable = True
+
+    def close_run() -> None:
+        nonlocal insert_at, cost, runs
+        if insert_at is not None and cost > 0:
+            out.insert(insert_at, f"\tleaq\t{cost}({COUNTER}), {COUNTER}")
+            runs += 1
+        insert_at = None
+        cost = 0
+
+    for line in assembly.splitlines():
+        stripped = line.split("#", 1)[0].strip()
+        section = SECTION.match(line)
+        if section:
+            close_run()
+            kind, rest = section.group(1), section.group(2).strip()
+            if kind == "pushsection":
+                sections.append(rest)
+            elif kind == "popsection" and len(sections) > 1:
+                sections.pop()
+            elif kind == "previous" and len(sections) > 1:
+                sections[-1], sections[-2] = sections[-2], sections[-1]
+            elif kind in ("text", "data", "bss"):
+                sections[-1] = "." + kind
+            elif kind == "section":
+                sections[-1] = rest
+            current = sections[-1]
+            name = current.split(",")[0].strip().strip('"')
+            flags = current.split(",")[1].strip().strip('"') if "," in current else ""
+            executable = name.startswith(".text") or "x" in flags
+            out.append(line)
+            continue
+        label = LABEL.match(stripped) if executable else None
+        if not label and (not executable or not stripped or stripped.startswith(".")):
+            out.append(line)
+            continue
+        if label:
+            close_run()
+            out.append(line)
+            rest = stripped[label.end() :].strip()
+            if not rest:
+                continue
+            stripped = rest  # an instruction on the label's line
+            out.pop()
+            out.append(line[: line.index(":") + 1])
+            line = "\t" + rest
+        parts = stripped.split(None, 1)
+        mnemonic = parts[0]
+        operand_text = parts[1] if len(parts) > 1 else ""
+        while mnemonic in PREFIXES and operand_text:
+            parts = operand_text.split(None, 1)
+            mnemonic = parts[0]
+            operand_text = parts[1] if len(parts) > 1 else ""
+        if insert_at is None:
+            insert_at = len(out)
+        cost += instruction_cost(mnemonic, operand_text)
+        leaves = (
+            mnemonic.startswith("call")
+            or mnemonic.startswith("ret")
+            or (mnemonic.startswith("jmp") and not _is_local(operand_text.strip()))
+        )
+        if leaves:
+            # Publish the count for the runtime (calls into it, the end of main).
+            close_run()
+            out.append(f"\tmovq\t{COUNTER}, {PUBLISHED}(%rip)")
+            out.append(line)
+            continue
+        out.append(line)
+        if mnemonic.startswith("j") or mnemonic in ("ud2", "hlt"):
+            close_run()
+    close_run()
+    marker = (
+        '\t.section\t.rodata.pyupmem_counted,"aG",@progbits,__pyupmem_cost_counted,comdat\n'
+        "\t.weak\t__pyupmem_cost_counted\n__pyupmem_cost_counted:\n\t.byte\t1\n\t.previous\n"
+    )
+    return "\n".join(out) + "\n" + (marker if runs else ""), runs
+
+
+def _input_index(args: list[str]) -> int | None:
+    """Where the assembly source is among the assembler's arguments (None: stdin)."""
+    value_options = {"-o", "-I", "--defsym", "-MD", "--debug-prefix-map"}
+    skip = False
+    found = None
+    for index, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg in value_options:
+            skip = True
+            continue
+        if arg == "-" or not arg.startswith("-"):
+            found = index
+    return found
+
+
+def main(args: list[str]) -> int:
+    index = _input_index(args)
+    if index is None or args[index] == "-":
+        source = sys.stdin.read()
+    else:
+        with open(args[index]) as file:
+            source = file.read()
+    instrumented, _ = instrument(source)
+    fd, path = tempfile.mkstemp(suffix=".s", prefix="pyupmem-cost-")
+    try:
+        with os.fdopen(fd, "w") as file:
+            file.write(instrumented)
+        if index is None:
+            args = [*args, path]
+        else:
+            args = [*args[:index], path, *args[index + 1 :]]
+        return subprocess.call([os.environ.get("PYUPMEM_REAL_AS", "as"), *args])
+    finally:
+        os.unlink(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,101 @@
+"""The time model, one rule at a time, on small kernels whose costs are known
+(tests/emu_programs/timing.c): the pipeline (a tasklet issues one instruction every 11
+cycles, the DPU one per cycle), DMA latency (alpha + beta * size on one engine), waiting
+at a barrier for the others' modelled time, and the clock setting."""
+
+import numpy as np
+import pytest
+from emu_support import build_dpu
+
+import pyupmem as pim
+from pyupmem import emu
+
+pytestmark = pytest.mark.skipif(
+    not emu.counts_costs(), reason="cost counting rewrites x86-64 assembly"
+)
+ROUNDS = 20_000
+
+
+def launch(mode: int, tasklets: int, rounds: int = ROUNDS, profile: str = ""):
+    """Runs `mode` on one DPU; returns (estimate, instructions, cycles_at_end)."""
+    with pim.DpuSet(1, profile=profile, backend="emulator") as dpus:
+        dpus.load(build_dpu("timing.c", f"-DNR_TASKLETS={tasklets}"))
+        dpus.broadcast("mode", np.uint32(mode))
+        dpus.broadcast("rounds", np.uint32(rounds))
+        dpus.launch()
+        instructions = dpus.gather("instructions", np.uint64, tasklets)[0]
+        cycles = dpus.gather("cycles_at_end", np.uint64, tasklets)[0]
+        return dpus.estimate(), instructions, cycles
+
+
+def test_one_tasklet_issues_every_11_cycles():
+    estimate, (instructions,), _ = launch(1, 1)
+    assert estimate.counted
+    assert instructions > 5 * ROUNDS  # the loop's instructions were counted
+    # The launch is the counted instructions at 11 cycles each, plus the few before the
+    # first and after the last performance-counter read.
+    assert 11 * instructions <= estimate.cycles[0] <= 11 * (instructions + 40)
+
+
+@pytest.mark.parametrize("tasklets", [4, 11])
+def test_up_to_11_tasklets_run_in_parallel(tasklets):
+    one, (alone,), _ = launch(1, 1)
+    many, instructions, _ = launch(1, tasklets)
+    assert (instructions == alone).all()
+    assert int(many.cycles[0]) == int(
+        one.cycles[0]
+    )  # each tasklet still waits 11 cycles per instruction
+
+
+def test_16_tasklets_share_one_instruction_per_cycle():
+    one, (alone,), _ = launch(1, 1)
+    many, instructions, cycles = launch(1, 16)
+    assert (instructions == alone).all()
+    # 16 active tasklets: each issues once every 16 cycles.
+    assert int(many.cycles[0]) == pytest.approx(int(one.cycles[0]) * 16 / 11, rel=1e-3)
+    assert cycles.max() <= many.cycles[0]
+
+
+def test_dma_costs_alpha_plus_half_a_cycle_per_byte():
+    reads = 50
+    estimate, instructions, _ = launch(2, 1, rounds=reads)
+    compute = 11 * int(instructions[0])
+    dma = int(estimate.cycles[0]) - compute
+    assert reads * (77 + 2048 // 2) <= dma <= reads * (77 + 2048 // 2) + 11 * 40
+
+
+def test_dma_engine_is_shared_by_the_tasklets():
+    """Sixteen tasklets reading at once queue on the DPU's one DMA engine."""
+    reads = 20
+    estimate, *_ = launch(4, 16, rounds=reads)
+    engine = 16 * reads * (77 + 2048 // 2)
+    assert engine <= int(estimate.cycles[0]) <= engine * 1.05
+
+
+def test_barrier_waiters_resume_at_their_releasers_time():
+    solo, *_ = launch(1, 1)  # tasklet 0's compute, alone
+    estimate, _, cycles = launch(3, 8)
+    # Every tasklet leaves the barrier when tasklet 0 arrives, in modelled time.
+    assert len(set(cycles.tolist())) == 1
+    assert int(cycles[0]) >= 0.99 * int(solo.cycles[0])
+    assert int(estimate.cycles[0]) >= int(cycles[0])
+
+
+def test_clock_setting_scales_seconds_not_cycles():
+    default, *_ = launch(1, 1)
+    fast, *_ = launch(1, 1, profile="clockMHz=700")
+    assert default.clock_hz == 350e6 and fast.clock_hz == 700e6
+    assert int(fast.cycles[0]) == int(default.cycles[0])
+    assert fast.seconds == pytest.approx(default.seconds / 2)
+
+
+def test_without_counting_the_estimate_says_so(monkeypatch):
+    monkeypatch.setenv("PYUPMEM_EMU_COST", "0")
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=2", "-DUNCOUNTED"))
+        dpus.broadcast("mode", np.uint32(2))
+        dpus.broadcast("rounds", np.uint32(10))
+        dpus.launch()
+        estimate = dpus.estimate()
+    assert not estimate.counted
+    assert estimate.cycles[0] == 10 * (77 + 1024)  # DMA only: no instruction was counted
