@@ -13,6 +13,11 @@ as a table (mean, minimum, maximum, share of the total)::
         with timer.phase(DPU_CPU):
             c = dpus.gather("C", np.int32, n)
     print(timer.table())
+
+Given a :class:`~pyupmem.DpuSet` on the emulator (``PhaseTimer(dpus=dpus)``), the timer
+also records, per phase, the time the work would take on hardware by the emulator's
+time model (:meth:`~pyupmem.DpuSet.hardware_seconds`), and the table shows it beside
+the emulator's wall time.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 CPU_DPU = "CPU-DPU"
 """Host-to-DPU transfers."""
@@ -81,14 +87,19 @@ class PhaseTimer:
 
     Args:
         warmup: repetitions run first and not recorded by :meth:`repetitions`.
+        dpus: a DPU set (anything with ``hardware_seconds()``) whose estimated hardware
+            time each phase also records (see :meth:`estimates`).
     """
 
-    def __init__(self, warmup: int = 1):
+    def __init__(self, warmup: int = 1, dpus: Any = None):
         if warmup < 0:
             raise ValueError("warmup must be >= 0")
         self.warmup = warmup
+        self.dpus = dpus
         self._samples: dict[str, list[float]] = {}
+        self._estimates: dict[str, list[float]] = {}
         self._current: dict[str, float] | None = None
+        self._current_estimates: dict[str, float] | None = None
         self._recording = True
 
     def repetitions(self, n: int) -> Iterator[int]:
@@ -100,6 +111,7 @@ class PhaseTimer:
         for index in range(-self.warmup, n):
             self._recording = index >= 0
             self._current = {}
+            self._current_estimates = {}
             try:
                 yield index
             finally:
@@ -108,10 +120,13 @@ class PhaseTimer:
 
     def _commit(self) -> None:
         current, self._current = self._current, None
+        estimates, self._current_estimates = self._current_estimates, None
         if current is None or not self._recording:
             return
         for name, seconds in current.items():
             self._samples.setdefault(name, []).append(seconds)
+        for name, seconds in (estimates or {}).items():
+            self._estimates.setdefault(name, []).append(seconds)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -120,11 +135,27 @@ class PhaseTimer:
         Outside :meth:`repetitions`, each block is one recorded sample.
         """
         name = _canonical(name)
+        estimated = self.dpus.hardware_seconds() if self.dpus is not None else None
         start = time.perf_counter()
         try:
             yield
         finally:
             self.add(name, time.perf_counter() - start)
+            if estimated is not None:
+                self.add_estimate(name, self.dpus.hardware_seconds() - estimated)
+
+    def add_estimate(self, name: str, seconds: float) -> None:
+        """Add ``seconds`` of estimated hardware time to phase ``name``."""
+        name = _canonical(name)
+        if self._current_estimates is not None:
+            self._current_estimates[name] = self._current_estimates.get(name, 0.0) + seconds
+        elif self._recording:
+            self._estimates.setdefault(name, []).append(seconds)
+
+    def estimates(self, name: str) -> list[float]:
+        """The estimated hardware times of phase ``name``, in seconds, one per repetition
+        (empty without ``dpus``)."""
+        return list(self._estimates.get(_canonical(name), []))
 
     def add(self, name: str, seconds: float) -> None:
         """Add ``seconds`` to phase ``name`` (for times measured elsewhere)."""
@@ -181,15 +212,25 @@ class PhaseTimer:
             f"{'phase':<{width}}  {'mean ' + unit:>12}  {'min ' + unit:>12}  "
             f"{'max ' + unit:>12}  {'share':>6}"
         )
+        estimated = {n: statistics.fmean(v) for n, v in self._estimates.items() if v}
+        if estimated:
+            header += f"  {'hw est. ' + unit:>12}"
         lines += [header, "-" * len(header)]
         for s in stats.values():
             share = 100.0 * s.mean / total if total else 0.0
-            lines.append(
+            line = (
                 f"{s.name:<{width}}  {s.mean * scale:>12.3f}  {s.minimum * scale:>12.3f}  "
                 f"{s.maximum * scale:>12.3f}  {share:>5.1f}%"
             )
+            if estimated:
+                value = estimated.get(s.name)
+                line += f"  {value * scale:>12.3f}" if value is not None else f"  {'':>12}"
+            lines.append(line)
         lines.append("-" * len(header))
-        lines.append(f"{'total':<{width}}  {total * scale:>12.3f}")
+        total_line = f"{'total':<{width}}  {total * scale:>12.3f}"
+        if estimated:
+            total_line += " " * 38 + f"{sum(estimated.values()) * scale:>12.3f}"
+        lines.append(total_line)
         lines.append(f"({count} measured repetitions, {self.warmup} warm-up)")
         return "\n".join(lines)
 
@@ -200,3 +241,4 @@ class PhaseTimer:
     def reset(self) -> None:
         """Forget every recorded sample."""
         self._samples.clear()
+        self._estimates.clear()
