@@ -211,6 +211,7 @@ def instrument(assembly: str) -> tuple[str, int]:
     runs = 0
     sections: list[str] = [".text"]
     executable = True
+    compared = False  # the previous instruction was a compare
 
     def close_run() -> None:
         nonlocal insert_at, cost, runs
@@ -266,6 +267,10 @@ def instrument(assembly: str) -> tuple[str, int]:
         if insert_at is None:
             insert_at = len(out)
         cost += instruction_cost(mnemonic, operand_text)
+        compares = _base_and_width(mnemonic)[0] in ("cmp", "test")
+        if mnemonic.startswith("j") and mnemonic != "jmp" and compared:
+            cost -= 1  # the DPU compares and branches in one instruction
+        compared = compares
         leaves = (
             mnemonic.startswith("call")
             or mnemonic.startswith("ret")

@@ -88,6 +88,7 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
                       what, (unsigned long)mram, (unsigned long)(mram + bytes));
     if (in_mram(wram, 1))
         __dpurt_fault(file, line, "%s: the WRAM buffer %p is an MRAM address", what, (void *)wram);
+    __dpurt_dma_turn();
     if (to_mram)
         memmove((void *)mram, (const void *)wram, bytes);
     else

@@ -21,6 +21,8 @@ struct dpurt_state {
     uint64_t dma_free;           /* modelled cycle at which the DMA engine is free */
     uint64_t launch_cycles;      /* modelled cycles of the last launch */
     uint64_t instructions;       /* DPU instructions the launch issued so far (all tasklets) */
+    uint64_t met_at;             /* modelled cycle at which every tasklet last met */
+    uint64_t met_instructions;   /* `instructions` then */
     bool counting;               /* the program counts its instructions (cost counting) */
 };
 
@@ -34,6 +36,9 @@ uint64_t __dpurt_clock(void);
 /* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2
  * cycles after the engine is free; a switch point. */
 void __dpurt_dma(uint32_t latency, uint32_t bytes);
+/* Waits until the running tasklet's DMA is next in modelled time (called before the
+ * copy, so that tasklets see each other's DMAs in that order; __dpurt_dma calls it too). */
+void __dpurt_dma_turn(void);
 /* Blocks the running tasklet on `object` until __dpurt_wake(object); the caller then
  * re-checks its condition. */
 void __dpurt_block(const void *object, const char *primitive);

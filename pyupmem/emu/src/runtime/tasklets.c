@@ -79,6 +79,9 @@ static void switch_to_scheduler(void)
 #else
     swapcontext(&self->context, &scheduler_context);
 #endif
+    /* Resumed: the others published their counts meanwhile; this tasklet's own was
+     * counted before it switched away. */
+    __dpurt_instructions = self->counted_at;
 }
 
 static void switch_to_tasklet(unsigned id)
@@ -92,24 +95,27 @@ static void switch_to_tasklet(unsigned id)
 }
 
 /* Brings the running tasklet's clock up to date with the instructions it issued since
- * its clock was last set. A tasklet issues one instruction every 11 cycles at best; the
- * DPU issues one per cycle, so while more than 11 tasklets are active they share it.
- * Active, over this stretch of the running tasklet's time: the others that are runnable,
- * or whose clock (where they finished or began to wait) lies after its start. */
+ * its clock was last set: a tasklet issues one instruction every 11 cycles at best. The
+ * DPU's own limit, one instruction per cycle for all tasklets together, is applied where
+ * every tasklet meets (a barrier of all of them, the end of the launch): there, every
+ * instruction counted so far was issued before, in modelled time (pipeline_bound). */
 static void count_instructions(void)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
     uint64_t issued = __dpurt_instructions - self->counted_at;
     if (issued == 0)
         return;
-    unsigned active = 1;
-    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        if (&tasklets[id] != self &&
-            (tasklets[id].state == RUNNABLE || tasklets[id].clock > self->clock))
-            active++;
-    self->clock += issued * (active > PIPELINE_INTERVAL ? active : PIPELINE_INTERVAL);
+    self->clock += issued * PIPELINE_INTERVAL;
     self->counted_at = __dpurt_instructions;
     __dpurt.instructions += issued;
+}
+
+/* The earliest modelled time at which every tasklet can have met: the DPU issued every
+ * instruction since they last all met, at most one per cycle. */
+static uint64_t pipeline_bound(uint64_t latest)
+{
+    uint64_t bound = __dpurt.met_at + (__dpurt.instructions - __dpurt.met_instructions);
+    return bound > latest ? bound : latest;
 }
 
 uint64_t __dpurt_clock(void)
@@ -199,6 +205,14 @@ static void on_preempt_timer(int signo, siginfo_t *info, void *context)
     uintptr_t pc = interrupted_pc(context);
     if (!in_tasklet || pc < program_text_start || pc >= program_text_end)
         return;
+#if defined(__x86_64__)
+    if (__dpurt.counting) {
+        /* Its instruction count is in r15: bring its clock up to date, so that the
+         * scheduler sees how far it got. */
+        __dpurt_instructions = (uint64_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_R15];
+        count_instructions();
+    }
+#endif
     preempted = 1;
     switch_to_scheduler();
 }
@@ -294,6 +308,8 @@ void __dpurt_run_launch(void)
         reset_context(id);
     __dpurt.dma_free = 0;
     __dpurt.instructions = 0;
+    __dpurt.met_at = 0;
+    __dpurt.met_instructions = 0;
     __dpurt_instructions = 0;
     __dpurt_sync_reset();
     __dpurt_perfcounter_reset();
@@ -307,8 +323,10 @@ void __dpurt_run_launch(void)
         __dpurt.current = (unsigned)next;
         switch_to_tasklet((unsigned)next);
         last = (unsigned)next;
-        if (preempted) {
-            /* It made no visible progress: let every other runnable tasklet go first. */
+        if (preempted && __dpurt.counting) {
+            preempted = 0; /* its clock counts what it did: the earliest one runs next */
+        } else if (preempted) {
+            /* Without counting its clock did not move: let every other one go first. */
             preempted = 0;
             struct tasklet *self = &tasklets[next];
             for (unsigned id = 0; id < n; id++)
@@ -325,7 +343,7 @@ void __dpurt_run_launch(void)
         if (tasklets[id].clock > cycles)
             cycles = tasklets[id].clock;
     }
-    __dpurt.launch_cycles = cycles;
+    __dpurt.launch_cycles = pipeline_bound(cycles);
 }
 
 /* A switch point: let the tasklets whose clocks are behind this one's run first. */
@@ -341,11 +359,29 @@ static void yield_if_behind(void)
     }
 }
 
+void __dpurt_dma_turn(void)
+{
+    /* DMAs reach the engine in modelled-time order: wait until no runnable tasklet is
+     * behind this one (it may still issue an earlier DMA). */
+    count_instructions();
+    if (__dpurt.shuffle)
+        return;
+    unsigned self = __dpurt.current;
+    for (bool behind = true; behind;) {
+        behind = false;
+        for (unsigned id = 0; id < __dpurt.nr_tasklets && !behind; id++)
+            behind = id != self && tasklets[id].state == RUNNABLE &&
+                     tasklets[id].clock < tasklets[self].clock;
+        if (behind)
+            switch_to_scheduler();
+    }
+}
+
 void __dpurt_dma(uint32_t latency, uint32_t bytes)
 {
     /* One DMA engine per DPU, the issuing tasklet waits: alpha + beta * size cycles. */
+    __dpurt_dma_turn();
     struct tasklet *self = &tasklets[__dpurt.current];
-    count_instructions();
     uint64_t start = self->clock > __dpurt.dma_free ? self->clock : __dpurt.dma_free;
     self->clock = start + latency + bytes / 2;
     __dpurt.dma_free = self->clock;
@@ -383,10 +419,18 @@ void __dpurt_release_together(const void *object)
 {
     /* Everyone leaves when the last of them arrived, in modelled time. */
     uint64_t latest = __dpurt_clock();
+    unsigned waiting = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        if (tasklets[id].state == WAITING && tasklets[id].waits_for == object &&
-            tasklets[id].clock > latest)
-            latest = tasklets[id].clock;
+        if (tasklets[id].state == WAITING && tasklets[id].waits_for == object) {
+            waiting++;
+            if (tasklets[id].clock > latest)
+                latest = tasklets[id].clock;
+        }
+    if (waiting + 1 == __dpurt.nr_tasklets) {
+        latest = pipeline_bound(latest);
+        __dpurt.met_at = latest;
+        __dpurt.met_instructions = __dpurt.instructions;
+    }
     tasklets[__dpurt.current].clock = latest;
     __dpurt_wake(object);
 }
