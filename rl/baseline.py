@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import fixed_point
-from .combine import combine
+from .combine import combine, step_alpha
 from .datasets import Dataset
 from .layouts import DEFAULT_CHUNK, learner_indices
 from .reference import Result, TrainConfig, eps_threshold, initial_rng_states, make_config
@@ -30,7 +30,7 @@ def train_baseline(
     gamma: float = 0.95,
     epsilon: float = 0.1,
     sync_every: int = 0,
-    combine: str = "mean",
+    combine: str = "pooled",
     seed: int = 0,
     chunk: int = DEFAULT_CHUNK,
 ) -> Result:
@@ -81,7 +81,8 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
         cg = fixed_point.coefficient(cfg.gamma, "gamma")
     sarsa = cfg.algorithm == "sarsa"
     thr = np.uint32(eps_threshold(cfg.epsilon))
-    one = np.uint32(1)
+    lr = step_alpha(cfg.alpha, cfg.fmt)
+    top = np.uint32(0xFFFFFFFF)
 
     for epoch in range(1, cfg.epochs + 1):
         for j in range(steps):
@@ -113,10 +114,11 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
                 diff = fixed_point.sat_sub_array(target, cur)
                 new = fixed_point.sat_add_array(cur, fixed_point.mul_array(diff, ca))
             q[lrn, s, a] = new
-            n[lrn, s, a] += one
+            cnt = n[lrn, s, a]
+            n[lrn, s, a] = cnt + (cnt != top)  # saturating
         if cfg.sync_every and epoch % cfg.sync_every == 0 and epoch < cfg.epochs:
-            combined = combine(q, n, cfg.combine, combined)
+            combined = combine(q, n, cfg.combine, combined, lr)
             q[...] = combined
             n[...] = 0
-    final = combine(q, n, cfg.combine, combined)
+    final = combine(q, n, cfg.combine, combined, lr)
     return Result(cfg, final, q, n, rng)

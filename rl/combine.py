@@ -1,15 +1,38 @@
 """Combining the Q tables of many learners into one (host side, shared by every trainer).
 
-Given learner tables ``Q`` of shape ``(L, S, A)`` and update counts ``n`` of the same
-shape (updates since the last combine):
+Given learner tables ``Q`` of shape ``(L, S, A)``, their update counts ``n`` of the same
+shape (updates of each entry since the last combine) and the ``previous`` combined table
+``P`` every learner started from (zeros at first), per entry:
 
-* ``"mean"``: ``sum_l Q_l / L``.
-* ``"weighted"``: ``sum_l n_l * Q_l / sum_l n_l`` per entry; an entry no learner updated
-  since the last combine keeps the ``previous`` combined value (zeros at first).
+* ``"mean"``: ``sum_l Q_l / L`` (SwiftRL's rule).
+* ``"weighted"``: ``sum_l n_l Q_l / sum_l n_l``; an entry no learner updated keeps ``P``.
+* ``"delta"``: ``P + sum_l (Q_l - P)``: every learner's change added up (model-delta
+  aggregation of federated learning). Right while each entry gets few updates per sync;
+  it overshoots when learners make many updates of the same entry.
+* ``"pooled"`` (the default): the step one learner would have taken with all
+  ``K = sum_l n_l`` updates. A learner that makes ``n`` updates of size ``alpha`` towards
+  a target ``T`` moves ``c(n) = 1 - (1 - alpha)**n`` of the way there, so learner ``l``'s
+  change ``D_l = Q_l - P`` says its mean target was ``P + D_l / c(n_l)``. The pooled
+  value moves ``c(K)`` of the way to the count-weighted mean of those targets::
 
-Sums run in float64, adding learners in order ``l = 0, 1, ..., L - 1``. The FP32 result
-is cast to float32 (round to nearest even, then -0.0 becomes +0.0); the INT32 (Q15.16)
-result is rounded half to even to int32 (saturating at the int32 range).
+      Q = P + sum_l w_l D_l,    w_l = (c(K) / c(n_l)) * (n_l / K)
+
+  so that ``w = 1`` for a lone learner (its table is taken exactly), ``sum_l D_l`` when
+  every learner made one small step (``"delta"``), and ``"weighted"`` when every learner
+  converged (``c = 1``). An entry no learner updated keeps ``P``; with ``alpha = 0``
+  nothing changes.
+
+**Exactness.** The result depends only on the inputs, never on how an implementation
+orders its work, so the DPU trainer, the reference and the numpy baseline agree bit for
+bit. FP32: sums run in float64 over learners ``l = 0, 1, ..., L - 1`` in order, the
+result is cast to float32 (round to nearest even, then -0.0 becomes +0.0). INT32
+(Q15.16): integer arithmetic only. ``"mean"`` and ``"weighted"`` divide exact int64 sums
+(``"weighted"`` in float64 when the count-weighted sum could exceed 2**62); ``"delta"``
+adds exact int64 differences; ``"pooled"`` rounds each weight once to Q8.24 (the
+weights are float64 functions of the counts and alpha, computed in one fixed way) and
+then sums ``W_l * D_l`` exactly with 64-bit integers (each difference split in two
+16-bit halves so that nothing can overflow). Every division rounds half to even, and
+the result saturates at the int32 range.
 """
 
 from __future__ import annotations
@@ -19,7 +42,9 @@ import numpy as np
 from . import fixed_point
 
 #: Combine rules :func:`combine` accepts.
-COMBINES: tuple[str, ...] = ("mean", "weighted")
+COMBINES: tuple[str, ...] = ("pooled", "weighted", "mean", "delta")
+
+_WEIGHT_BITS = 24  #: fraction bits of the INT32 ``"pooled"`` weights (Q8.24)
 
 
 def check_combine(rule: str) -> None:
@@ -28,20 +53,53 @@ def check_combine(rule: str) -> None:
         raise ValueError(f"unknown combine rule {rule!r}; choose one of {', '.join(COMBINES)}")
 
 
+def step_alpha(alpha: float, fmt: str) -> float:
+    """The learning rate the learners really use, as a float64: ``float32(alpha)`` for FP32,
+    the Q0.15 coefficient ``/ 32768`` for INT32 (what ``"pooled"`` needs)."""
+    if fmt == "int32":
+        return fixed_point.coefficient(alpha, "alpha") / fixed_point.COEF_ONE
+    return float(np.float32(alpha))
+
+
+def _round_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
+    """``num / den`` rounded half to even, exactly (int64 arrays, ``den > 0``)."""
+    q, r = np.divmod(num, den)
+    twice = 2 * r
+    up = (twice > den) | ((twice == den) & (q % 2 == 1))
+    return q + up
+
+
+def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
+    """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``."""
+    nf = n.astype(np.float64)
+    total = nf.sum(axis=0)
+    if alpha <= 0.0:  # nothing moved; any weights do
+        return np.where(nf > 0, nf / np.where(total > 0, total, 1.0), 0.0)
+    log_keep = np.log1p(-alpha)  # log(1 - alpha) < 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c_l = -np.expm1(nf * log_keep)  # c(n_l)
+        c_k = -np.expm1(total * log_keep)  # c(K)
+        w = (c_k / c_l) * (nf / total)
+    return np.where(nf > 0, w, 0.0)
+
+
 def combine(
     tables: np.ndarray,
     counts: np.ndarray | None = None,
     rule: str = "mean",
     previous: np.ndarray | None = None,
+    alpha: float | None = None,
 ) -> np.ndarray:
     """The combined ``(S, A)`` table of learner ``tables`` ``(L, S, A)``.
 
     ``tables`` are float32 (FP32) or int32 (INT32, Q15.16); the result has the same
-    dtype. ``counts`` (required for ``"weighted"``) and ``previous`` are as described in
-    the module docstring.
+    dtype. ``counts`` (required by every rule but ``"mean"``), ``previous`` (zeros when
+    None) and ``alpha`` (the learning rate the learners used, :func:`step_alpha`;
+    required by ``"pooled"``) are as the module docstring describes.
 
     Raises:
-        ValueError: unknown rule, missing counts, mismatched shapes, or no learners.
+        ValueError: unknown rule, missing counts or alpha, mismatched shapes, or no
+            learners.
     """
     check_combine(rule)
     tables = np.asarray(tables)
@@ -49,31 +107,74 @@ def combine(
         raise ValueError(f"tables must have shape (learners >= 1, S, A), not {tables.shape}")
     if tables.dtype not in (np.float32, np.int32):
         raise ValueError(f"tables must be float32 (FP32) or int32 (INT32), not {tables.dtype}")
-    n_learners = tables.shape[0]
-    acc = np.zeros(tables.shape[1:], dtype=np.float64)
-    if rule == "mean":
-        for q in tables:
-            acc += q.astype(np.float64)
-        result = acc / n_learners
-    else:
+    n_l, shape = tables.shape[0], tables.shape[1:]
+    fp32 = tables.dtype == np.float32
+    q = tables.reshape(n_l, -1)
+    if previous is None:
+        previous = np.zeros(shape, dtype=tables.dtype)
+    previous = np.asarray(previous)
+    if previous.shape != shape:
+        raise ValueError(f"previous has shape {previous.shape}, expected {shape}")
+    base = previous.reshape(-1)
+    n = None
+    if rule != "mean":
         if counts is None:
-            raise ValueError("the 'weighted' combine needs the update counts of every learner")
+            raise ValueError(f"the {rule!r} combine needs the update counts of every learner")
         counts = np.asarray(counts)
         if counts.shape != tables.shape:
             raise ValueError(f"counts have shape {counts.shape}, tables {tables.shape}")
-        total = np.zeros(tables.shape[1:], dtype=np.float64)
-        for q, n in zip(tables, counts, strict=True):
+        n = counts.reshape(n_l, -1)
+    if rule == "pooled" and alpha is None:
+        raise ValueError("the 'pooled' combine needs the learners' learning rate (alpha)")
+
+    if fp32:
+        qd = q.astype(np.float64)
+        b = base.astype(np.float64)
+        if rule == "mean":
+            result = qd.sum(axis=0) / n_l
+        elif rule == "weighted":
             nf = n.astype(np.float64)
-            acc += nf * q.astype(np.float64)
-            total += nf
-        if previous is None:
-            previous = np.zeros(tables.shape[1:], dtype=tables.dtype)
-        previous = np.asarray(previous)
-        if previous.shape != tables.shape[1:]:
-            raise ValueError(f"previous has shape {previous.shape}, expected {tables.shape[1:]}")
+            total = nf.sum(axis=0)
+            acc = (nf * qd).sum(axis=0)
+            result = np.where(total > 0, acc / np.where(total > 0, total, 1.0), b)
+        elif rule == "delta":
+            result = b + (qd - b).sum(axis=0)
+        else:
+            result = b + (_pooled_weights(n, float(alpha)) * (qd - b)).sum(axis=0)
+        out = result.astype(np.float32) + np.float32(0.0)  # + 0.0 turns -0.0 into +0.0
+        return out.reshape(shape)
+
+    qi = q.astype(np.int64)
+    b = base.astype(np.int64)
+    if rule == "mean":
+        result = _round_div(qi.sum(axis=0), n_l)
+    elif rule == "weighted":
+        ni = n.astype(np.int64)
+        total = ni.sum(axis=0)
         updated = total > 0
-        result = np.where(updated, acc / np.where(updated, total, 1.0),
-                          previous.astype(np.float64))
-    if tables.dtype == np.float32:
-        return result.astype(np.float32) + np.float32(0.0)  # + 0.0 turns -0.0 into +0.0
-    return np.clip(np.rint(result), fixed_point.INT32_MIN, fixed_point.INT32_MAX).astype(np.int32)
+        if int(n.max(initial=0)) * n_l < 2**31:  # sum_l n_l |Q_l| < 2**62: exact
+            acc = (ni * qi).sum(axis=0)
+            result = np.where(updated, _round_div(acc, np.where(updated, total, 1)), b)
+        else:
+            acc = (n.astype(np.float64) * qi).sum(axis=0)
+            mean = np.rint(acc / np.where(updated, total, 1).astype(np.float64))
+            result = np.where(updated, mean, b).astype(np.int64)
+    elif rule == "delta":
+        result = b + (qi - b).sum(axis=0)
+    else:
+        w = _pooled_weights(n, float(alpha))
+        weights = np.rint(w * (1 << _WEIGHT_BITS)).astype(np.int64)  # Q8.24, <= 2**24
+        d = qi - b  # |d| < 2**32
+        hi, lo = d >> 16, d & 0xFFFF  # d = hi * 2**16 + lo, 0 <= lo < 2**16
+        s_hi = (weights * hi).sum(axis=0)
+        s_lo = (weights * lo).sum(axis=0)
+        carry, rest = np.divmod(s_lo, 1 << 16)
+        # sum W d = (s_hi + carry) * 2**16 + rest; divide by 2**24, rounding half to even
+        m = s_hi + carry
+        quot, rem8 = np.divmod(m, 1 << (_WEIGHT_BITS - 16))
+        rem = rem8 * (1 << 16) + rest  # in [0, 2**24)
+        half = 1 << (_WEIGHT_BITS - 1)
+        up = (rem > half) | ((rem == half) & (quot % 2 == 1))
+        result = b + quot + up
+    out = np.clip(result, fixed_point.INT32_MIN, fixed_point.INT32_MAX).astype(np.int32)
+    return out.reshape(shape)

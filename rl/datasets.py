@@ -33,6 +33,21 @@ _FIELDS = ("state", "action", "reward", "next_state", "terminal")
 _FORMAT = "rl-dataset-1"
 
 
+class RewardMismatch(ValueError):
+    """A dataset's reward contradicts the environment's model (see
+    :func:`check_against_model`); shaped rewards are not an error when that check is off."""
+
+
+def location(source: str | os.PathLike | None, lines: np.ndarray | None, i: int) -> str:
+    """Where transition ``i`` (0-based) is, for messages: ``FILE:LINE`` for text files,
+    ``FILE: transition K`` (``K = i + 1``) otherwise, ``transition K`` without a file."""
+    if source is not None and lines is not None:
+        return f"{source}:{int(lines[i])}:"
+    if source is not None:
+        return f"{source}: transition {i + 1}"
+    return f"transition {i + 1}"
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """Offline transitions of a tabular environment, as int32 arrays (read-only).
@@ -89,8 +104,13 @@ class Dataset:
         """Number of transitions."""
         return len(self)
 
-    def validate(self) -> Dataset:
+    def validate(self, source: str | os.PathLike | None = None,
+                 lines: np.ndarray | None = None) -> Dataset:
         """Check that every field fits the table and the format; return ``self``.
+
+        ``source`` (a file name) and ``lines`` (the 1-based line of every transition in
+        a text file) only make the messages point at the problem: ``FILE:LINE: ...``,
+        or ``FILE: transition K: ...`` (1-based) without lines.
 
         Raises:
             ValueError: a table size or the reward scale is below 1, a state, next state
@@ -103,24 +123,28 @@ class Dataset:
             )
         if self.reward_scale < 1:
             raise ValueError(f"reward_scale must be >= 1, not {self.reward_scale}")
-        for name, limit, what in (
-            ("state", self.n_states, "n_states"),
-            ("next_state", self.n_states, "n_states"),
-            ("action", self.n_actions, "n_actions"),
+        for name, limit in (
+            ("state", self.n_states),
+            ("next_state", self.n_states),
+            ("action", self.n_actions),
         ):
             arr = getattr(self, name)
             bad = np.flatnonzero((arr < 0) | (arr >= limit))
             if bad.size:
                 i = int(bad[0])
+                what = "n_states" if name != "action" else "n_actions"
                 raise ValueError(
-                    f"transition {i} has {name}={int(arr[i])}, outside the table "
-                    f"(0..{limit - 1}); {bad.size} transition(s) are out of range; "
+                    f"{location(source, lines, i)} has {name}={int(arr[i])}, outside the "
+                    f"table (0..{limit - 1}); {bad.size} transition(s) are out of range; "
                     f"give a larger {what} or fix the data"
                 )
         bad = np.flatnonzero((self.terminal != 0) & (self.terminal != 1))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"transition {i} has terminal={int(self.terminal[i])}; use 0 or 1")
+            raise ValueError(
+                f"{location(source, lines, i)} has terminal={int(self.terminal[i])}; "
+                f"use 0 or 1"
+            )
         return self
 
     def rewards_f32(self) -> np.ndarray:
@@ -379,6 +403,8 @@ def load_swiftrl_text(
     env_id: str | None = None,
     n_states: int | None = None,
     n_actions: int | None = None,
+    terminal_states=None,
+    check_rewards: bool = True,
 ) -> Dataset:
     """Read SwiftRL's text format: one ``state action reward next_state`` per line.
 
@@ -386,57 +412,83 @@ def load_swiftrl_text(
     starting with ``#`` are skipped. States and actions must be whole numbers. Rewards
     that are all whole numbers give ``reward_scale = 1``; otherwise every reward is
     stored in fixed point, ``round_half_even(reward * 65536)`` with ``reward_scale =
-    65536``.
+    65536``. Messages name the file and the 1-based line (``FILE:LINE: ...``).
 
-    The format has no terminal column. With ``env_id`` given, ``terminal[i]`` is the
-    ``terminated`` flag the environment's model gives the outcome ``next_state`` of
-    ``(state, action)`` (FrozenLake: entering a hole or the goal; Taxi: a successful
-    drop-off; CliffWalking: reaching the goal), and a transition the model cannot make
-    is an error. Without ``env_id`` every ``terminal`` is 0 (every transition
-    bootstraps), and the table size is ``n_states`` x ``n_actions`` or, where not given,
-    one more than the largest state / action in the file.
+    The format has no terminal column, so the terminal flags come from one of:
+
+    * ``terminal_states`` (an iterable of states): a transition is terminal when its
+      next state is one of them; an empty iterable: no transition is terminal (every
+      transition bootstraps).
+    * ``env_id``: ``terminal[i]`` is the ``terminated`` flag the environment's model
+      gives the outcome ``next_state`` of ``(state, action)`` (FrozenLake: entering a
+      hole or the goal; Taxi: a successful drop-off; CliffWalking: reaching the goal).
+    * neither: every ``terminal`` is 0, as with an empty ``terminal_states``.
+
+    With ``env_id`` every transition is also checked against the environment's model
+    (:func:`check_against_model`; its rewards only when ``check_rewards``), and the
+    table size is the environment's; without it the table size is ``n_states`` x
+    ``n_actions`` or, where not given, one more than the largest state / action in the
+    file.
 
     Raises:
-        ValueError: a malformed line (its number is given), an unknown ``env_id``, a
+        ValueError: a file that is not text, a malformed line, an unknown ``env_id``, a
             table size that contradicts the environment's or the data, or (with
             ``env_id``) a transition the environment cannot make.
+        RewardMismatch: (with ``env_id`` and ``check_rewards``) a reward the
+            environment's model does not give.
     """
     model = tabular_model(env_id) if env_id is not None else None
     rows: list[list[str]] = []
-    with open(path) as f:
-        for lineno, line in enumerate(f, 1):
-            parts = line.replace(",", " ").split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            if len(parts) != 4:
-                raise ValueError(
-                    f"{path}:{lineno}: expected 4 fields 'state action reward next_state', "
-                    f"got {len(parts)}: {line.strip()!r}"
-                )
-            rows.append(parts)
+    numbers: list[int] = []
+    lineno = 0
+    try:
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):  # noqa: B007 - used after the loop
+                parts = line.replace(",", " ").split()
+                if not parts or parts[0].startswith("#"):
+                    continue
+                if len(parts) != 4:
+                    raise ValueError(
+                        f"{path}:{lineno}: expected 4 fields 'state action reward "
+                        f"next_state', got {len(parts)}: {line.strip()[:60]!r}"
+                    )
+                rows.append(parts)
+                numbers.append(lineno)
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{path}:{lineno + 1}: not text; a dataset is an .npz file written by "
+            f"'collect' or a text file of 'state action reward next_state' lines"
+        ) from None
+    lines = np.array(numbers, dtype=np.int64)
     try:
         values = np.array(rows, dtype=np.float64).reshape(-1, 4)
     except ValueError:
-        for lineno, parts in enumerate(rows, 1):
-            try:
-                [float(p) for p in parts]
-            except ValueError:
-                raise ValueError(
-                    f"{path}: data line {lineno} has a field that is not a number: "
-                    f"{' '.join(parts)!r}"
-                ) from None
+        for k, parts in enumerate(rows):
+            for p in parts:
+                try:
+                    float(p)
+                except ValueError:
+                    raise ValueError(
+                        f"{path}:{lines[k]}: {p[:30]!r} is not a number"
+                    ) from None
         raise
     s_f, a_f, r, s2_f = values.T
     for name, col in (("state", s_f), ("action", a_f), ("next_state", s2_f)):
         bad = np.flatnonzero((col != np.round(col)) | ~np.isfinite(col))
         if bad.size:
             raise ValueError(
-                f"{path}: data line {int(bad[0]) + 1} has {name}={col[bad[0]]!r}; "
-                f"states and actions must be whole numbers"
+                f"{path}:{lines[bad[0]]}: {name}={float(col[bad[0]]):g}; states and actions "
+                f"must be whole numbers"
             )
+    bad = np.flatnonzero(~np.isfinite(r))
+    if bad.size:
+        raise ValueError(f"{path}:{lines[bad[0]]}: the reward is not a finite number")
+    for name, col in (("state", s_f), ("action", a_f), ("next_state", s2_f)):
+        bad = np.flatnonzero(np.abs(col) > fixed_point.INT32_MAX)
+        if bad.size:
+            raise ValueError(
+                f"{path}:{lines[bad[0]]}: {name}={float(col[bad[0]]):.0f} is too large")
     s, a, s2 = (c.astype(np.int64) for c in (s_f, a_f, s2_f))
-    if not np.all(np.isfinite(r)):
-        raise ValueError(f"{path}: a reward is not a finite number")
     scale = _reward_scale_of(r)
     reward = _scale_rewards(r, scale)
 
@@ -458,9 +510,48 @@ def load_swiftrl_text(
         model.env_id if model is not None else None,
         n_states, n_actions, scale, s, a, reward, s2, np.zeros(s.size, dtype=np.int32),
     )
-    ds.validate()
-    if model is None or len(ds) == 0:
-        return ds
+    ds.validate(path, lines)
+    terminal = ds.terminal
+    if model is not None and len(ds):
+        terminal = check_against_model(ds, model.env_id, check_rewards, path, lines,
+                                       check_terminals=False)
+    if terminal_states is not None:
+        marked = np.zeros(n_states, dtype=bool)
+        for t in terminal_states:
+            if not 0 <= int(t) < n_states:
+                raise ValueError(f"terminal state {t} is outside the table (0..{n_states - 1})")
+            marked[int(t)] = True
+        terminal = marked[s2].astype(np.int32)
+    return Dataset(ds.env_id, n_states, n_actions, scale, s, a, reward, s2, terminal)
+
+
+def check_against_model(
+    ds: Dataset,
+    env_id: str,
+    check_rewards: bool = True,
+    source: str | os.PathLike | None = None,
+    lines: np.ndarray | None = None,
+    check_terminals: bool = True,
+) -> np.ndarray:
+    """Check every transition of ``ds`` against ``env_id``'s transition model; return the
+    terminal flags the model gives (int32).
+
+    A transition is possible when ``next_state`` is an outcome of ``(state, action)``;
+    its reward must be (within ``1 / reward_scale``) the reward of one such outcome,
+    and (with ``check_terminals``) its terminal flag that outcome's ``terminated``.
+
+    Raises:
+        ValueError: the table size differs from the environment's, a transition the
+            environment cannot make, or a terminal flag it contradicts.
+        RewardMismatch: (with ``check_rewards``) a reward it contradicts.
+    """
+    model = tabular_model(env_id)
+    if (ds.n_states, ds.n_actions) != (model.n_states, model.n_actions):
+        raise ValueError(
+            f"{source or 'the dataset'} has a {ds.n_states} x {ds.n_actions} table, but "
+            f"{model.env_id} has {model.n_states} states x {model.n_actions} actions"
+        )
+    s, a, s2 = ds.state, ds.action, ds.next_state
     k = np.arange(model.prob.shape[2])[None, :]
     outcome = model.next_state[s, a] == s2[:, None]
     outcome &= k < model.n_outcomes[s, a][:, None]
@@ -468,9 +559,31 @@ def load_swiftrl_text(
     if not possible.all():
         i = int(np.flatnonzero(~possible)[0])
         raise ValueError(
-            f"{path}: data line {i + 1} ({s[i]} {a[i]} ... {s2[i]}) is not a transition "
-            f"{model.env_id} can make; check env_id (known: {', '.join(known_env_ids())}) "
-            f"or pass env_id=None to load it without terminal flags"
+            f"{location(source, lines, i)} ({s[i]} {a[i]} ... {s2[i]}) is not a transition "
+            f"{model.env_id} can make; {int((~possible).sum())} transition(s) are not; "
+            f"check the environment (known: {', '.join(known_env_ids())})"
         )
+    if check_rewards:
+        real = ds.reward.astype(np.float64) / ds.reward_scale
+        close = np.abs(model.reward[s, a] - real[:, None]) <= 0.5 / ds.reward_scale
+        ok = (outcome & close).any(axis=1)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            given = model.reward[s[i], a[i]][outcome[i]]
+            raise RewardMismatch(
+                f"{location(source, lines, i)} reward {fixed_point._num(real[i])} for "
+                f"{s[i]} {a[i]} -> {s2[i]}, but {model.env_id} gives "
+                f"{fixed_point._num(given[0])} there; {int((~ok).sum())} reward(s) "
+                f"disagree with the environment's model"
+            )
     terminal = (outcome & model.terminated[s, a]).any(axis=1).astype(np.int32)
-    return Dataset(ds.env_id, n_states, n_actions, scale, s, a, reward, s2, terminal)
+    if check_terminals:
+        bad = np.flatnonzero(terminal != ds.terminal)
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"{location(source, lines, i)} has terminal={int(ds.terminal[i])}, but "
+                f"{model.env_id}'s model says {int(terminal[i])} for {s[i]} {a[i]} -> "
+                f"{s2[i]}"
+            )
+    return terminal

@@ -29,6 +29,16 @@ COEF_ONE = 1 << 15  #: 2**15, the Q0.15 scale (1.0 itself is not representable)
 COEF_MAX = COEF_ONE - 1  #: largest Q0.15 coefficient, 32767
 
 
+def _num(x) -> str:
+    """A number as a user would write it (``1.5``, not ``np.float64(1.5)``)."""
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    try:
+        return repr(float(x))
+    except (TypeError, ValueError):
+        return str(x)
+
+
 def coefficient(x: float, name: str = "coefficient") -> int:
     """Q0.15 coefficient of ``x``: ``round_half_even(x * 32768)`` clipped to [0, 32767].
 
@@ -39,8 +49,8 @@ def coefficient(x: float, name: str = "coefficient") -> int:
     xf = float(x)
     if not (0.0 <= xf < 1.0):
         raise ValueError(
-            f"{name}={x!r} is outside [0, 1), the range of the INT32 format's Q0.15 "
-            f"coefficients; use a {name} below 1 (e.g. 0.99) or fmt='fp32'"
+            f"{name}={_num(x)} is outside [0, 1), the range of the INT32 format's Q0.15 "
+            f"coefficients; use a {name} below 1 (e.g. 0.99), or the FP32 format"
         )
     return min(max(round(xf * COEF_ONE), 0), COEF_MAX)
 
@@ -99,8 +109,8 @@ def to_q16(values: np.ndarray | float, name: str = "values") -> np.ndarray:
     if np.any(bad):
         first = v.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]
         raise ValueError(
-            f"{name} contain {first!r}, which the Q15.16 format of INT32 cannot hold "
-            f"(range [-32768, 32768)); rescale them, or use fmt='fp32'"
+            f"{name} contain {_num(first)}, which the Q15.16 format of INT32 cannot hold "
+            f"(range [-32768, 32768)); rescale them, or use the FP32 format"
         )
     return raw.astype(np.int32)
 
@@ -135,8 +145,8 @@ def scaled_to_q16(values: np.ndarray, scale: int, name: str = "rewards") -> np.n
         i = int(np.flatnonzero(bad.reshape(-1))[0])
         first = np.asarray(values).reshape(-1)[i] / scale
         raise ValueError(
-            f"{name} contain {first!r}, which the Q15.16 format of INT32 cannot hold "
-            f"(range [-32768, 32768)); rescale the rewards, or use fmt='fp32'"
+            f"{name} contain {_num(first)}, which the Q15.16 format of INT32 cannot hold "
+            f"(range [-32768, 32768)); rescale the rewards, or use the FP32 format"
         )
     return out.astype(np.int32)
 

@@ -13,7 +13,10 @@ reward's bits (float32 for FP32, int32 Q15.16 for INT32) and ``next_state | term
 **MRAM of one DPU**, from ``DPU_MRAM_HEAP_POINTER``: its share's records (``16 * n_d``
 bytes), then, at ``tables_offset = 16 * max_d n_d`` (the same on every DPU), one table
 of ``TB = 8 * S * A`` bytes per tasklet, row-major, each entry a pair of uint32 words:
-the value (float32 or int32 Q15.16) and its update count. Keeping them side by side
+the value (float32 or int32 Q15.16) and its update count; then, at ``combined_offset =
+tables_offset + T * TB``, one more table of ``TB`` bytes: the combined table the host
+broadcasts once per DPU after a combine, which every tasklet copies into its own at the
+start of the next launch (``reset_tables``). Keeping them side by side
 makes an update in MRAM three DMAs: the state's row (with the count), the next state's
 row, and one 8-byte write.
 
@@ -46,6 +49,7 @@ BLOCK = 32  #: transitions per DMA in the block layout (the program's default ``
 MAX_CHUNK = 128  #: largest stride chunk (one DMA of 2048 bytes)
 MAX_ACTIONS = 256  #: largest number of actions (a row must fit one 2048-byte DMA)
 MAX_TASKLETS = 24  #: the DPU's hardware threads
+COUNTER_MAX = 2**32 - 1  #: largest count of the program's uint32 update counters
 TERMINAL_BIT = 1 << 31  #: the terminal flag in a record's last word
 
 
@@ -111,8 +115,9 @@ class MemoryPlan:
     tables_offset: int  #: bytes from the MRAM heap to the first table
     table_bytes: int  #: ``TB``
     region_bytes: int  #: ``n_tasklets * TB``: all tables of one DPU
-    mram_needed: int  #: ``tables_offset + region_bytes``
+    mram_needed: int  #: ``tables_offset + region_bytes + table_bytes``
     use_wram: bool  #: whether the tables live in WRAM during a launch
+    combined_offset: int = 0  #: bytes from the MRAM heap to the broadcast combined table
 
 
 def records(dataset: Dataset, rewards: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:

@@ -7,8 +7,8 @@ speed baseline.
 **Learners.** With ``D`` DPUs and ``T`` tasklets there are ``L = D * T`` learners;
 learner ``l = d * T + t`` visits the transitions :func:`rl.layouts.learner_indices` gives
 it, in that order. Each learner owns a Q table ``(S, A)`` (zero at the start), an update
-count table ``n`` (uint32, updates of each entry since the last combine, wrapping
-modulo 2**32) and, for SARSA, a 32-bit generator state.
+count table ``n`` (uint32, updates of each entry since the last combine, saturating
+at ``2**32 - 1``: a count never wraps) and, for SARSA, a 32-bit generator state.
 
 **One update** of transition ``(s, a, r, s2, terminal)``; all reads precede the write:
 
@@ -28,7 +28,7 @@ modulo 2**32) and, for SARSA, a 32-bit generator state.
              = sat_add(r, mul(b, cg))   otherwise
       Q[s, a] = sat_add(q, mul(sat_sub(target, q), ca))
 
-* then ``n[s, a] += 1``.
+* then ``n[s, a] = min(n[s, a] + 1, 2**32 - 1)``.
 
 The bootstrap value ``b`` is only computed when the transition is not terminal.
 Q-learning: ``b = max_a' Q[s2, a']`` (scan ``a'`` upwards, replace on strict ``>``;
@@ -44,7 +44,8 @@ persists across epochs and combines.
 
 **Training.** ``epochs`` passes; in each, every learner visits its whole sequence once.
 With ``sync_every = K > 0``, after epoch ``e`` (1-based) with ``e % K == 0`` and
-``e < epochs`` the host combines all tables (:func:`rl.combine.combine`) and broadcasts
+``e < epochs`` the host combines all tables (:func:`rl.combine.combine`, with the learners' real
+learning rate :func:`rl.combine.step_alpha`) and broadcasts
 the result: every learner's table becomes the combined table and its counts 0. After
 the last epoch the host combines once more (without broadcasting); that is
 :attr:`Result.table`. :attr:`Result.tables`, :attr:`Result.counts` and
@@ -61,7 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import fixed_point
-from .combine import check_combine, combine
+from .combine import check_combine, combine, step_alpha
 from .datasets import Dataset
 from .layouts import DEFAULT_CHUNK, check_layout, learner_indices
 
@@ -118,7 +119,7 @@ class TrainConfig:
     gamma: float = 0.95  #: discount
     epsilon: float = 0.1  #: SARSA's exploration probability
     sync_every: int = 0  #: combine and broadcast every K epochs (0: only at the end)
-    combine: str = "mean"  #: ``"mean"`` or ``"weighted"``, see :mod:`rl.combine`
+    combine: str = "pooled"  #: one of :data:`rl.combine.COMBINES`
     seed: int = 0  #: seeds the random layout's permutation and SARSA's generators
     chunk: int = DEFAULT_CHUNK  #: transitions per chunk of the stride layout
 
@@ -162,6 +163,7 @@ class Result:
     table: np.ndarray  #: (S, A) combined table: float32, or int32 Q15.16
     tables: np.ndarray = field(repr=False)  #: (L, S, A) learner tables after the last epoch
     counts: np.ndarray = field(repr=False)  #: (L, S, A) uint32 updates since the last combine
+    #: (saturating at 2**32 - 1)
     rng_states: np.ndarray = field(repr=False)  #: (L,) uint32 generator states
 
     def q_values(self) -> np.ndarray:
@@ -202,7 +204,7 @@ def train_reference(
     gamma: float = 0.95,
     epsilon: float = 0.1,
     sync_every: int = 0,
-    combine: str = "mean",
+    combine: str = "pooled",
     seed: int = 0,
     chunk: int = DEFAULT_CHUNK,
 ) -> Result:
@@ -242,23 +244,24 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
         coefs = (fixed_point.coefficient(cfg.alpha, "alpha"),
                  fixed_point.coefficient(cfg.gamma, "gamma"))
     thr = eps_threshold(cfg.epsilon)
+    lr = step_alpha(cfg.alpha, cfg.fmt)
 
     def snapshot() -> tuple[np.ndarray, np.ndarray]:
         q = np.frombuffer(b"".join(row.tobytes() for t in tables for row in t), dtype=dtype)
         n = np.frombuffer(b"".join(row.tobytes() for c in counts for row in c), np.uint64)
         q = q.reshape(n_l, n_s, n_a).copy()
-        return q, (n & _M32).astype(np.uint32).reshape(n_l, n_s, n_a)
+        return q, np.minimum(n, _M32).astype(np.uint32).reshape(n_l, n_s, n_a)
 
     for epoch in range(1, cfg.epochs + 1):
         for k in range(n_l):
             rng[k] = step(tables[k], counts[k], seqs[k], data, coefs, sarsa, thr, rng[k], n_a)
         if cfg.sync_every and epoch % cfg.sync_every == 0 and epoch < cfg.epochs:
             q, n = snapshot()
-            combined = combine(q, n, cfg.combine, combined)
+            combined = combine(q, n, cfg.combine, combined, lr)
             tables = [_table(combined, fp32) for _ in range(n_l)]
             counts = [_counts(n_s, n_a) for _ in range(n_l)]
     q, n = snapshot()
-    final = combine(q, n, cfg.combine, combined)
+    final = combine(q, n, cfg.combine, combined, lr)
     return Result(cfg, final, q, n, np.array(rng, dtype=np.uint32))
 
 
@@ -270,7 +273,7 @@ def _table(values: np.ndarray, fp32: bool) -> list[array]:
 
 
 def _counts(n_states: int, n_actions: int) -> list[array]:
-    """A learner's zero update counts (64-bit; reduced modulo 2**32 when read out)."""
+    """A learner's zero update counts (64-bit; clamped to 2**32 - 1 when read out)."""
     zero = bytes(8 * n_actions)
     return [array("Q", zero) for _ in range(n_states)]
 

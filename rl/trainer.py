@@ -62,6 +62,7 @@ dataset seeds 1 and 2). Changing one setting at a time:
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,6 +72,7 @@ import pyupmem
 
 from . import fixed_point, kernel
 from .combine import combine as combine_tables
+from .combine import step_alpha
 from .datasets import Dataset
 from .layouts import DEFAULT_CHUNK, dpu_shares, permutation
 from .reference import Result, TrainConfig, eps_threshold, initial_rng_states, make_config
@@ -87,7 +89,7 @@ DEFAULTS: dict[str, object] = {
     "gamma": 0.99,
     "epsilon": 0.1,
     "sync_every": 1,
-    "combine": "weighted",
+    "combine": "pooled",
     "seed": 0,
     "chunk": DEFAULT_CHUNK,
 }
@@ -124,6 +126,25 @@ class TrainResult(Result):
         return self.timer.table(unit="ms", title="time per phase (one training run)")
 
 
+def launch_schedule(epochs: int, sync_every: int, max_share: int) -> Iterator[tuple[int, bool]]:
+    """The launches of a run: ``(epochs in this launch, combine after it)`` in order.
+
+    Launches end at every sync point (every ``sync_every`` epochs, none after the last
+    epoch), and are split further so that no tasklet makes more than
+    :data:`rl.kernel.COUNTER_MAX` updates in one launch (its uint32 update counter never
+    overflows, however many epochs a run has).
+    """
+    limit = max(1, kernel.COUNTER_MAX // max(int(max_share), 1))
+    period = sync_every or epochs
+    done = 0
+    while done < epochs:
+        target = min(epochs, (done // period + 1) * period)
+        while done < target:
+            step = min(limit, target - done)
+            done += step
+            yield step, done == target and done < epochs
+
+
 class Trainer:
     """Trains a tabular learner from an offline dataset on DPUs.
 
@@ -140,7 +161,7 @@ class Trainer:
         epsilon: SARSA's exploration probability.
         sync_every: combine the tables and broadcast the result every this many epochs
             (0: only once, at the end).
-        combine: ``"mean"`` or ``"weighted"`` (see :mod:`rl.combine`).
+        combine: one of :data:`rl.combine.COMBINES` (see :mod:`rl.combine`).
         seed: seeds SARSA's generators and the random layout's permutation.
         chunk: transitions per chunk of the stride layout (1 to 128).
         tables: ``"auto"`` (WRAM when the tables fit, else MRAM), ``"wram"`` or
@@ -167,7 +188,7 @@ class Trainer:
         gamma: float = 0.99,
         epsilon: float = 0.1,
         sync_every: int = 1,
-        combine: str = "weighted",
+        combine: str = "pooled",
         seed: int = 0,
         chunk: int = DEFAULT_CHUNK,
         *,
@@ -238,6 +259,7 @@ class Trainer:
         tb = kernel.table_bytes(s, a)
         offset = kernel.RECORD_BYTES * max_share
         region = t * tb
+        combined_offset = offset + region
         buffer = kernel.buffer_transitions(c.layout, c.chunk)
         if kernel.wram_needed(s, a, t, buffer, False) > kernel.WRAM_BYTES:
             raise ValueError(
@@ -252,7 +274,7 @@ class Trainer:
                 f"or 'mram', or fewer tasklets"
             )
         use_wram = fits if self.tables == "auto" else self.tables == "wram"
-        needed = offset + region
+        needed = offset + region + tb
         if needed > kernel.MRAM_BYTES:
             raise ValueError(
                 f"a {s} x {a} Q table is too big for MRAM: {t} learners' tables and counts "
@@ -261,7 +283,8 @@ class Trainer:
                 f"MiB; use fewer tasklets per DPU, more DPUs (smaller shares) or a smaller "
                 f"state space"
             )
-        return kernel.MemoryPlan(shares, max_share, offset, tb, region, needed, use_wram)
+        return kernel.MemoryPlan(shares, max_share, offset, tb, region, needed, use_wram,
+                                 combined_offset)
 
     # ------------------------------------------------------------------ training
 
@@ -289,9 +312,11 @@ class Trainer:
         else:
             coefs = (np.uint32(fixed_point.coefficient(c.alpha, "alpha")),
                      np.uint32(fixed_point.coefficient(c.gamma, "gamma")))
+        lr = step_alpha(c.alpha, c.fmt)
         rng = initial_rng_states(c.seed, c.n_learners).reshape(n_d, n_t)
         entries = n_s * n_a
         heap = pyupmem.DPU_MRAM_HEAP_POINTER_NAME
+        launches = launch_schedule(c.epochs, c.sync_every, plan.max_share)
 
         setup_start = time.perf_counter()
         program = pyupmem.build_program(
@@ -299,7 +324,6 @@ class Trainer:
             defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk),
             backend=self.backend,
         )
-        timer = pyupmem.PhaseTimer(warmup=0)
         combined = np.zeros((n_s, n_a), dtype=dtype)
         bar = tqdm(total=c.epochs, unit="epoch", disable=not self.progress, leave=False,
                    desc=f"training {c.algorithm}/{c.fmt} on {n_d} DPUs")
@@ -313,40 +337,45 @@ class Trainer:
                     f"tasklets"
                 )
             setup = time.perf_counter() - setup_start
+            timer = pyupmem.PhaseTimer(warmup=0, dpus=dpus)
+            pair = np.zeros((entries, 2), dtype=np.uint32)  # the combined table, counts 0
             for _ in timer.repetitions(1):
                 with timer.phase(pyupmem.CPU_DPU):
                     for name, value in (
                         ("n_states", n_s), ("n_actions", n_a), ("alpha", coefs[0]),
                         ("gamma_", coefs[1]), ("eps_threshold", eps_threshold(c.epsilon)),
                         ("use_wram", int(plan.use_wram)), ("tables_offset", plan.tables_offset),
+                        ("combined_offset", plan.combined_offset), ("reset_tables", 1),
                     ):
                         dpus.broadcast(name, np.uint32(value))
                     dpus.scatter("n_transitions", counts.reshape(n_d, 1))
                     dpus.scatter("rng_state", rng)
                     dpus.scatter(heap, shares)
-                    dpus.broadcast(heap, np.zeros(plan.region_bytes, np.uint8),
-                                   offset=plan.tables_offset)
-                done = 0
-                while done < c.epochs:
-                    step = c.sync_every or c.epochs
-                    step = min(step, c.epochs - done)
-                    with timer.phase(pyupmem.CPU_DPU):
-                        dpus.broadcast("epochs", np.uint32(step))
+                    dpus.broadcast(heap, pair, offset=plan.combined_offset)
+                reset = True
+                last_epochs = -1
+                for step, sync in launches:
+                    if step != last_epochs:
+                        with timer.phase(pyupmem.CPU_DPU):
+                            dpus.broadcast("epochs", np.uint32(step))
+                        last_epochs = step
                     with timer.phase(pyupmem.DPU_KERNEL):
                         dpus.launch()
-                    done += step
                     with timer.phase(pyupmem.DPU_CPU):
                         updates = dpus.gather("updates", np.uint32, n_t)
                     self._check_updates(updates, counts, step)
-                    if done < c.epochs:
+                    if reset != sync:
+                        with timer.phase(pyupmem.CPU_DPU):
+                            dpus.broadcast("reset_tables", np.uint32(sync))
+                        reset = sync
+                    if sync:
                         with timer.phase(pyupmem.INTER_DPU):
                             raw = dpus.gather(heap, np.uint32, (n_t, entries, 2),
                                               offset=plan.tables_offset)
                             q, n = self._split(raw, dtype, n_s, n_a)
-                            combined = combine_tables(q, n, c.combine, combined)
-                            back = np.zeros((n_t, entries, 2), dtype=np.uint32)
-                            back[:, :, 0] = combined.reshape(-1).view(np.uint32)
-                            dpus.broadcast(heap, back, offset=plan.tables_offset)
+                            combined = combine_tables(q, n, c.combine, combined, lr)
+                            pair[:, 0] = combined.reshape(-1).view(np.uint32)
+                            dpus.broadcast(heap, pair, offset=plan.combined_offset)
                     bar.update(step)
                 with timer.phase(pyupmem.DPU_CPU):
                     raw = dpus.gather(heap, np.uint32, (n_t, entries, 2),
@@ -354,7 +383,7 @@ class Trainer:
                     states = dpus.gather("rng_state", np.uint32, n_t)
                 with timer.phase(pyupmem.INTER_DPU):
                     q, n = self._split(raw, dtype, n_s, n_a)
-                    final = combine_tables(q, n, c.combine, combined)
+                    final = combine_tables(q, n, c.combine, combined, lr)
         bar.close()
         return TrainResult(
             c, final, q, n, states.reshape(-1).copy(), timer=timer,
@@ -396,7 +425,7 @@ def train_dpu(
     gamma: float = 0.95,
     epsilon: float = 0.1,
     sync_every: int = 0,
-    combine: str = "mean",
+    combine: str = "pooled",
     seed: int = 0,
     chunk: int = DEFAULT_CHUNK,
     *,

@@ -54,7 +54,7 @@ def test_coefficients():
     assert fp.coefficient(0.0) == 0
     assert fp.coefficient(0.99999) == 32767  # rounds to 32768, clipped
     assert fp.coefficient(0.1) == round(0.1 * 32768)
-    with pytest.raises(ValueError, match=r"gamma=1.0 is outside \[0, 1\).*fp32"):
+    with pytest.raises(ValueError, match=r"gamma=1.0 is outside \[0, 1\).*FP32"):
         fp.coefficient(1.0, "gamma")
     with pytest.raises(ValueError, match="alpha"):
         fp.coefficient(-0.1, "alpha")

@@ -189,6 +189,48 @@ def test_combine_rules():
         combine(t, rule="weighted")
     with pytest.raises(ValueError, match="unknown combine rule 'median'"):
         combine(t, rule="median")
+    with pytest.raises(ValueError, match="alpha"):
+        combine(t, n, "pooled")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_pooled_and_delta_combines(dtype):
+    """``pooled``: one learner's table exactly; many small steps add up like ``delta``;
+    converged learners give the count-weighted mean; untouched entries keep ``previous``."""
+    rng = np.random.default_rng(0)
+    one = rng.integers(-2**20, 2**20, size=(1, 5, 3)).astype(dtype)
+    counts = rng.integers(0, 50, size=(1, 5, 3)).astype(np.uint32)
+    prev = rng.integers(-2**20, 2**20, size=(5, 3)).astype(dtype)
+    out = combine(one, counts, "pooled", prev, alpha=0.1)
+    assert np.array_equal(out, np.where(counts[0] > 0, one[0], prev))
+    # 100 learners, one update each, all moving by +d from zero: delta sums them; pooled
+    # moves c(100) = 1 - 0.9**100 of the way to the implied target (d / alpha).
+    d = 1000 if dtype == np.int32 else 0.001
+    tables = np.full((100, 1, 1), d, dtype=dtype)
+    ones = np.ones((100, 1, 1), dtype=np.uint32)
+    assert combine(tables, ones, "delta")[0, 0] == np.asarray(100 * d, dtype=dtype)
+    pooled = float(combine(tables, ones, "pooled", alpha=0.1)[0, 0])
+    tolerance = 1 if dtype == np.int32 else 1e-6 * d  # INT32 rounds to whole steps
+    assert abs(pooled - (1 - 0.9**100) * d / 0.1) <= tolerance
+    # converged learners (huge counts): the count-weighted mean
+    big = np.array([[[100]], [[300]]], dtype=dtype)
+    many = np.array([[[10_000]], [[30_000]]], dtype=np.uint32)
+    assert combine(big, many, "pooled", alpha=0.1)[0, 0] == 250
+    # alpha = 0: nothing moved
+    assert combine(np.zeros((3, 2, 2), dtype), np.ones((3, 2, 2), np.uint32), "pooled",
+                   alpha=0.0).tolist() == [[0, 0], [0, 0]]
+
+
+def test_pooled_int32_is_exact_at_the_extremes():
+    """Differences of 2**32 - 1 with the largest weights neither overflow nor lose bits."""
+    lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+    tables = np.array([[[hi, lo]]] * 64, dtype=np.int32)
+    prev = np.array([[lo, hi]], dtype=np.int32)
+    counts = np.ones_like(tables, dtype=np.uint32)
+    out = combine(tables, counts, "pooled", prev, alpha=1 / 32768)
+    assert out.tolist() == [[hi, lo]]  # 64 steps of 2**32: saturated
+    small = combine(tables[:1], counts[:1], "pooled", prev, alpha=1 / 32768)
+    assert small.tolist() == [[hi, lo]]  # a lone learner's table, exactly
 
 
 def test_bad_training_inputs():

@@ -23,6 +23,11 @@
  *                          that they fit); 0: update them in MRAM
  *   tables_offset          bytes from DPU_MRAM_HEAP_POINTER to tasklet 0's tables (a
  *                          multiple of 8)
+ *   reset_tables           1: every tasklet first replaces its table (values and counts)
+ *                          with the one table at combined_offset (the host broadcasts a
+ *                          combined table there once per DPU instead of once per
+ *                          tasklet); 0: tables continue from where they are
+ *   combined_offset        bytes from DPU_MRAM_HEAP_POINTER to that table (a multiple of 8)
  *   rng_state[NR_TASKLETS] each learner's xorshift32 state, read at the start of a
  *                          launch and written back at its end
  *   updates[NR_TASKLETS]   out: updates each tasklet made in this launch
@@ -32,7 +37,7 @@
  * one table of n_states * n_actions * 8 bytes per tasklet, row-major, each entry a
  * pair (value: float32 or int32 Q15.16, update count: uint32). Tables persist in MRAM
  * across launches, so the host runs the epochs in as many launches as it likes and
- * combines in between. In MRAM an update costs three DMAs: the row of the state (which
+ * combines in between. Update counts saturate at 2^32 - 1 (they never wrap). In MRAM an update costs three DMAs: the row of the state (which
  * also holds the entry's count), the row of the next state, and one 8-byte write.
  */
 #include <alloc.h>
@@ -85,6 +90,8 @@ __host uint32_t gamma_;
 __host uint32_t eps_threshold;
 __host uint32_t use_wram;
 __host uint32_t tables_offset;
+__host uint32_t reset_tables;
+__host uint32_t combined_offset;
 __host uint32_t rng_state[NR_TASKLETS];
 __host uint32_t updates[NR_TASKLETS];
 
@@ -208,12 +215,13 @@ learn(struct learner *l, const struct transition *tr, const int wram)
     const float step = from_bits(alpha) * difference;
     const value_t updated = q + step;
 #endif
+    const uint32_t count = current.n + (current.n != 0xFFFFFFFFu); /* saturating */
     if (wram) {
         l->wram_table[index].q = updated;
-        l->wram_table[index].n = current.n + 1;
+        l->wram_table[index].n = count;
     } else {
         l->window[0].q = updated;
-        l->window[0].n = current.n + 1;
+        l->window[0].n = count;
         mram_write(l->window, (__mram_ptr void *)(l->mram_table + (uintptr_t)index * 8), 8);
     }
 }
@@ -257,6 +265,16 @@ static void copy(void *wram, uintptr_t mram, uint32_t bytes, int to_wram)
     }
 }
 
+/* Copies bytes from MRAM to MRAM through a WRAM buffer of `size` bytes (a multiple of 8). */
+static void mram_copy(uintptr_t to, uintptr_t from, uint32_t bytes, void *buffer, uint32_t size)
+{
+    for (uint32_t done = 0; done < bytes; done += size) {
+        uint32_t n = bytes - done < size ? bytes - done : size;
+        mram_read((__mram_ptr void *)(from + done), buffer, n);
+        mram_write(buffer, (__mram_ptr void *)(to + done), n);
+    }
+}
+
 int main(void)
 {
     const uint32_t id = me();
@@ -274,14 +292,18 @@ int main(void)
     struct transition *buffer = mem_alloc(BUFFER * sizeof(struct transition));
     uint32_t count = 0;
 
+    const uintptr_t combined = heap + combined_offset;
     if (use_wram) {
         l.wram_table = mem_alloc(table_bytes);
-        copy(l.wram_table, l.mram_table, table_bytes, 1);
+        copy(l.wram_table, reset_tables ? combined : l.mram_table, table_bytes, 1);
         for (uint32_t e = 0; e < epochs; e++)
             count += epoch(&l, buffer, heap, 1);
         copy(l.wram_table, l.mram_table, table_bytes, 0);
     } else {
         l.wram_table = 0;
+        if (reset_tables)
+            mram_copy(l.mram_table, combined, table_bytes, buffer,
+                      BUFFER * sizeof(struct transition));
         for (uint32_t e = 0; e < epochs; e++)
             count += epoch(&l, buffer, heap, 0);
     }
