@@ -15,26 +15,39 @@ emulator (:mod:`pyupmem.emu`), whichever libdpu :func:`find_backend` picks::
 
 Modules: :mod:`pyupmem.dpuset` (sets, transfers, launches, logs), :mod:`pyupmem.build`
 (compiling DPU programs), :mod:`pyupmem.backend` (finding libdpu), :mod:`pyupmem.errors`,
-:mod:`pyupmem.timing`, and :mod:`pyupmem._libdpu` (the raw ctypes layer).
+:mod:`pyupmem.timing`, :mod:`pyupmem.estimate` (the hardware time model's estimates),
+and :mod:`pyupmem._libdpu` (the raw ctypes layer).
 """
 
 from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
 from pyupmem.backend import Backend, default_backend, find_backend
 from pyupmem.build import build_program
 from pyupmem.dpuset import ALL, Dpu, DpuSet, DpuStatus, LoadedProgram, Rank
+from pyupmem.estimate import KernelEstimate
 from pyupmem.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
     BackendError,
+    CacheFolderError,
     CompileError,
+    CompileWarning,
     DpuAccessError,
     DpuAllocationError,
     DpuBusyError,
     DpuError,
     DpuFaultError,
+    DpuIndexError,
     DpuProfileError,
     DpuProgramError,
     DpuSetError,
     DpuSymbolError,
+    DpuTimeoutError,
     PyUpmemError,
+    PyUpmemWarning,
+    SourceNotFoundError,
+    SymbolShapeError,
+    SymbolTypeError,
+    UnsupportedError,
 )
 from pyupmem.program import Program, Symbol
 from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
@@ -44,6 +57,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ALL",
+    "ArgumentTypeError",
+    "ArgumentValueError",
+    "CacheFolderError",
+    "CompileWarning",
+    "DpuIndexError",
+    "DpuTimeoutError",
+    "PyUpmemWarning",
+    "SourceNotFoundError",
+    "SymbolShapeError",
+    "SymbolTypeError",
+    "UnsupportedError",
     "Backend",
     "BackendError",
     "CPU_DPU",
@@ -64,6 +88,7 @@ __all__ = [
     "DpuStatus",
     "DpuSymbolError",
     "INTER_DPU",
+    "KernelEstimate",
     "LoadedProgram",
     "PHASES",
     "PhaseTimer",

@@ -1,0 +1,41 @@
+"""Examples for the timing page: the estimated hardware time of a vector addition, per
+phase and per DPU, beside the emulator's wall time.
+
+Run it from the repository root::
+
+    .venv/bin/python docs/explanation/timing_examples.py
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import pyupmem as pim
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+import vecadd  # noqa: E402  (docs/examples/vecadd.py)
+
+# [start-phases]
+NR_DPUS, PER_DPU = 64, 1 << 18  # 2**18 int32 per vector per DPU (1 MiB)
+program = vecadd.build(nr_tasklets=16)
+a = np.ones((NR_DPUS, PER_DPU), np.int32)
+b = np.full((NR_DPUS, PER_DPU), 2, np.int32)
+with pim.DpuSet(NR_DPUS) as dpus:
+    dpus.load(program)
+    timer = pim.PhaseTimer(warmup=1, dpus=dpus)  # dpus: also record estimates
+    for _ in timer.repetitions(3):
+        with timer.phase(pim.CPU_DPU):
+            dpus.broadcast("nr_bytes", np.uint32(PER_DPU * 4))
+            dpus.scatter(vecadd.HEAP, a)
+            dpus.scatter(vecadd.HEAP, b, offset=PER_DPU * 4)
+        with timer.phase(pim.DPU_KERNEL):
+            dpus.launch()
+        with timer.phase(pim.DPU_CPU):
+            c = dpus.gather(vecadd.HEAP, np.int32, PER_DPU, offset=2 * PER_DPU * 4)
+    assert (c == 3).all()
+    print(timer.table(title="vector addition, 64 DPUs x 16 tasklets, 1 MiB per vector per DPU"))
+    estimate = dpus.estimate()  # the last launch, per DPU
+    print(f"kernel: {estimate.seconds * 1e3:.3f} ms on hardware (modelled, "
+          f"{int(estimate.cycles.max())} cycles at {estimate.clock_hz / 1e6:.0f} MHz)")
+# [end-phases]
