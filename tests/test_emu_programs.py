@@ -57,6 +57,9 @@ def test_rest_of_the_interface():
     assert out["unknown"] == "29"
     assert out["symbol_transfers_and_callback"] == "1"
     assert out["nonblocking_sync_callback"] == "37"
+    # SINGLE_CALL: once, with the whole set and index -1 (UINT32_MAX), as the SDK does.
+    assert out["single_call_calls"] == "1"
+    assert "single_call index=-1 dpus=100" in result.stdout
     assert out["reloaded_culprit"] == "0"  # a load resets WRAM
     assert out["different_programs"] == "17"
     assert "message=dpu is in fault" in result.stdout
@@ -106,7 +109,9 @@ def test_prim_style_kernel_runs():
     b = rng.integers(-(2**30), 2**30, (4, n), dtype=np.int32)
     with pim.DpuSet(4) as dpus:
         dpus.load(program)
-        dpus.broadcast("DPU_INPUT_ARGUMENTS", np.array([a[0].nbytes, a[0].nbytes], np.uint32))
+        arguments = np.zeros((), dpus.symbol("DPU_INPUT_ARGUMENTS").dtype)
+        arguments["size"] = arguments["transfer_size"] = a[0].nbytes
+        dpus.broadcast("DPU_INPUT_ARGUMENTS", arguments)
         dpus.scatter(pim.DPU_MRAM_HEAP_POINTER_NAME, a)
         dpus.scatter(pim.DPU_MRAM_HEAP_POINTER_NAME, b, offset=a[0].nbytes)
         dpus.launch()

@@ -8,12 +8,29 @@
 
 DPU_INCBIN(embedded, DPU_BINARY)
 
-static dpu_error_t mark(struct dpu_set_t dpu, uint32_t index, void *args)
+/* dpu_callback calls it once per rank of the set, with the rank and its index; each
+ * DPU gets its index in the set (ranks hold 64 DPUs). */
+static dpu_error_t mark(struct dpu_set_t rank, uint32_t rank_index, void *args)
 {
-    uint32_t *seen = args;
-    seen[index]++;
-    uint32_t value = index;
-    return dpu_copy_to(dpu, "culprit", 0, &value, 4);
+    uint32_t *seen = args, member;
+    struct dpu_set_t dpu;
+    DPU_FOREACH(rank, dpu, member) {
+        uint32_t index = rank_index * 64 + member;
+        seen[index]++;
+        dpu_error_t status = dpu_copy_to(dpu, "culprit", 0, &index, 4);
+        if (status != DPU_OK)
+            return status;
+    }
+    return DPU_OK;
+}
+
+static dpu_error_t count_calls(struct dpu_set_t set, uint32_t rank_index, void *args)
+{
+    uint32_t nr_dpus;
+    dpu_get_nr_dpus(set, &nr_dpus);
+    printf("single_call index=%d dpus=%u\n", (int)rank_index, nr_dpus);
+    (*(uint32_t *)args)++;
+    return DPU_OK;
 }
 
 int main(void)
@@ -65,6 +82,9 @@ int main(void)
     }
     printf("symbol_transfers_and_callback=%d\n", good);
     printf("nonblocking_sync_callback=%d\n", dpu_callback(set, mark, seen, DPU_CALLBACK_NONBLOCKING));
+    uint32_t calls = 0;
+    DPU_ASSERT(dpu_callback(set, count_calls, &calls, DPU_CALLBACK_SINGLE_CALL));
+    printf("single_call_calls=%u\n", calls);
 
     /* Reload one DPU from memory; the others keep their state. */
     DPU_FOREACH(set, dpu, i) {

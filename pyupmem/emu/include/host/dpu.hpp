@@ -497,8 +497,8 @@ class DpuSetAsync : public DpuSetOps {
     };
 
 public:
-    /* Calls Callback for each DPU of the set in the emulator (each rank in the SDK), or once
-     * for the whole set. */
+    /* Calls Callback for each rank of the set (with its index), or once for the whole set
+     * (index (unsigned)-1), as dpu_callback does. */
     void call(const CallbackFn &Callback, bool IsBlocking, bool SingleCall)
     {
         unsigned flags = DPU_CALLBACK_ASYNC;

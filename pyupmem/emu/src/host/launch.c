@@ -157,6 +157,43 @@ void emu_stop_workers(struct emu_allocation *allocation, uint32_t first, uint32_
     emu_reap_zygotes(allocation, false);
 }
 
+/* pyupmem's extension to libdpu: stop the running DPUs of a set. Their workers are
+ * killed (a DPU's WRAM is its worker's memory, so it is lost; MRAM is kept) and the DPUs
+ * need a program loaded again before the next launch; a DPU that was not running is left
+ * as it is. */
+dpu_error_t dpu_emu_stop(struct dpu_set_t dpu_set)
+{
+    struct emu_range range;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status != DPU_OK)
+        return status;
+    struct emu_control *control = range.allocation->control;
+    uint32_t first = 0, count = 0;
+    for (uint32_t i = range.first; i <= range.first + range.count; i++) {
+        bool stop = false;
+        if (i < range.first + range.count) {
+            struct emu_slot *slot = emu_slot(range.allocation, i);
+            uint32_t expected = EMU_RUNNING;
+            /* A worker that finishes now swaps its state too: only one side counts it. */
+            if (atomic_compare_exchange_strong(&slot->state, &expected, EMU_EMPTY)) {
+                atomic_fetch_sub(&control->running, 1);
+                stop = true;
+            }
+        }
+        if (stop) {
+            if (count == 0)
+                first = i;
+            count++;
+        } else if (count > 0) {
+            emu_stop_workers(range.allocation, first, count);
+            count = 0;
+        }
+    }
+    atomic_fetch_add(&control->generation, 1);
+    futex_wake(&control->generation, INT_MAX);
+    return DPU_OK;
+}
+
 static dpu_error_t check_launchable(struct emu_range range)
 {
     for (uint32_t i = range.first; i < range.first + range.count; i++) {
@@ -227,12 +264,16 @@ dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
     dpu_error_t status = emu_resolve(dpu_set, &range);
     if (status != DPU_OK || callback == NULL)
         return status != DPU_OK ? status : DPU_ERR_INVALID_DPU_SET;
-    /* Callbacks run here, in order, when called: the emulator has no per-rank threads. */
-    if (flags & DPU_CALLBACK_SINGLE_CALL)
-        return callback(dpu_set, 0, args);
-    for (uint32_t i = 0; i < range.count; i++) {
-        struct dpu_set_t one = {.kind = DPU_SET_DPU, .dpu = &range.allocation->dpus[range.first + i]};
-        status = callback(one, i, args);
+    /* As the SDK: once per rank of the set, with the rank and its index in the set; once
+     * with the set itself and index (uint32_t)-1 for a single DPU or DPU_CALLBACK_SINGLE_CALL.
+     * The emulator has no per-rank threads: callbacks run here, in order, when called. */
+    if ((flags & DPU_CALLBACK_SINGLE_CALL) || dpu_set.kind == DPU_SET_DPU)
+        return callback(dpu_set, UINT32_MAX, args);
+    for (uint32_t r = 0; r < dpu_set.list.nr_ranks; r++) {
+        struct dpu_set_t rank = {.kind = DPU_SET_RANKS};
+        rank.list.nr_ranks = 1;
+        rank.list.ranks = &dpu_set.list.ranks[r];
+        status = callback(rank, r, args);
         if (status != DPU_OK)
             return status;
     }
