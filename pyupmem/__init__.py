@@ -23,7 +23,6 @@ from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
 from pyupmem.backend import Backend, default_backend, find_backend
 from pyupmem.build import build_program
 from pyupmem.dpuset import ALL, Dpu, DpuSet, DpuStatus, LoadedProgram, Rank
-from pyupmem.estimate import KernelEstimate
 from pyupmem.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -49,6 +48,7 @@ from pyupmem.errors import (
     SymbolTypeError,
     UnsupportedError,
 )
+from pyupmem.estimate import KernelEstimate
 from pyupmem.program import Program, Symbol
 from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
 

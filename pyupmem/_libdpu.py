@@ -424,6 +424,8 @@ EXTENSIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
     # its instructions (one entry per DPU of the set); the modelled clock in MHz
     "dpu_emu_launch_cycles": (dpu_error_t, (dpu_set_t, POINTER(c_uint64), POINTER(c_bool))),
     "dpu_emu_clock_mhz": (dpu_error_t, (dpu_set_t, POINTER(c_uint32))),
+    # stop the running DPUs of a set; they need dpu_load again before the next launch
+    "dpu_emu_stop": (dpu_error_t, (dpu_set_t,)),
 }
 """Functions a library may add to the SDK's interface; bound only where exported."""
 

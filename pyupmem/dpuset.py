@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -44,9 +45,22 @@ import numpy as np
 
 from pyupmem import _libdpu as C
 from pyupmem.backend import Backend, find_backend
-from pyupmem.errors import BackendError, DpuError, DpuFaultError, PyUpmemError, make_error
+from pyupmem.debuginfo import CType, read_types, read_types_from_bytes
+from pyupmem.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
+    BackendError,
+    DpuError,
+    DpuFaultError,
+    DpuIndexError,
+    PyUpmemError,
+    UnsupportedError,
+    make_error,
+)
 from pyupmem.estimate import KernelEstimate, transfer_seconds
 from pyupmem.program import Program, Symbol
+from pyupmem.typecheck import as_input_array as _as_input_array
+from pyupmem.typecheck import checked_input, read_layout
 
 ALL = C.DPU_ALLOCATE_ALL
 """Allocate every available DPU (or rank): ``DpuSet(ALL)``, the same as ``DpuSet()``."""
@@ -75,30 +89,6 @@ def _profile_text(profile: str | Mapping[str, object] | None) -> str:
     )
 
 
-def _as_input_array(data: Any) -> np.ndarray:
-    """A C-contiguous ndarray sharing ``data``'s memory (copied only if not contiguous)."""
-    if type(data) is np.ndarray:
-        array = data
-    elif isinstance(data, np.ndarray | np.generic):
-        array = np.asarray(data)
-    elif isinstance(data, int | float | complex | bool):
-        raise TypeError(
-            f"cannot transfer a Python {type(data).__name__}: its C type is ambiguous; "
-            "pass a numpy scalar (np.uint32(5)) or an array"
-        )
-    else:
-        try:
-            array = np.asarray(memoryview(data))
-        except TypeError as error:
-            raise TypeError(
-                f"cannot transfer {type(data).__name__}: pass a numpy array or an object "
-                "with the buffer protocol (bytes, bytearray, memoryview, array.array)"
-            ) from error
-    if not array.flags.c_contiguous:
-        array = np.ascontiguousarray(array)
-    return array
-
-
 _addressof = ctypes.addressof
 _c_char_from_buffer = ctypes.c_char.from_buffer
 
@@ -122,11 +112,30 @@ class LoadedProgram(Mapping[str, Symbol]):
         program: the program that was loaded.
     """
 
-    def __init__(self, backend: Backend, program: Program, handle: ctypes.c_void_p):
+    def __init__(
+        self,
+        backend: Backend,
+        program: Program,
+        handle: ctypes.c_void_p,
+        image: bytes | None = None,
+    ):
         self.program = program
         self._backend = backend
         self._handle = handle
+        self._image = image
+        self._types: dict[str, CType] | None = None
         self._symbols: dict[str, Symbol] = {}
+
+    @property
+    def types(self) -> dict[str, CType]:
+        """The C type of each global variable, from the program's debug information
+        (:mod:`pyupmem.debuginfo`); empty for a binary built without ``-g``."""
+        if self._types is None:
+            if self._image is not None:
+                self._types = read_types_from_bytes(self._image)
+            else:
+                self._types = read_types(self.program.path)
+        return self._types
 
     def symbol(self, name: str) -> Symbol:
         """The symbol ``name`` (``dpu_get_symbol``).
@@ -144,7 +153,7 @@ class LoadedProgram(Mapping[str, Symbol]):
             raise self._backend.status_error(
                 status, "dpu_get_symbol", f"no symbol {name!r} in {self.program.path}"
             )
-        found = Symbol(name, c_symbol.address, c_symbol.size)
+        found = Symbol(name, c_symbol.address, c_symbol.size, self.types.get(name))
         self._symbols[name] = found
         return found
 
@@ -225,13 +234,60 @@ class _Node:
             for index in range(self._first, self._first + self._count)
         )
 
-    def __getitem__(self, index: int | slice) -> Any:
+    def _indices(self) -> Sequence[int]:
+        """The positions of this node's DPUs in the owning set."""
+        return range(self._first, self._first + self._count)
+
+    def __getitem__(self, index: Any) -> Any:
+        """A :class:`Dpu` for an int; a :class:`DpuSubset` for a slice, a sequence of
+        positions or a boolean mask of ``len(self)`` entries.
+
+        Raises:
+            DpuIndexError: a position outside the set, or a mask of the wrong length.
+            ArgumentTypeError: an index of another type.
+        """
         owner = self._owner
         structs = owner._structs()
-        positions = range(self._first, self._first + self._count)[index]
-        if isinstance(positions, int):
-            return Dpu(owner, structs[positions], positions)
-        return [Dpu(owner, structs[i], i) for i in positions]
+        indices = self._indices()
+        count = len(indices)
+        if isinstance(index, int | np.integer) and not isinstance(index, bool | np.bool_):
+            if not -count <= index < count:
+                raise DpuIndexError(
+                    f"DPU index {int(index)} is out of range for a set of {count} DPUs "
+                    f"(0..{count - 1}, or negative from the end)"
+                )
+            position = indices[int(index)]
+            return Dpu(owner, structs[position], position)
+        if isinstance(index, slice):
+            return DpuSubset(owner, [indices[i] for i in range(count)[index]])
+        if isinstance(index, str | bytes) or not hasattr(index, "__len__"):
+            raise ArgumentTypeError(
+                f"a DPU set is indexed by an int, a slice, a sequence of ints or a boolean "
+                f"mask; got {type(index).__name__}"
+            )
+        picks = np.asarray(index)
+        if picks.dtype == np.bool_:
+            if picks.shape != (count,):
+                raise DpuIndexError(
+                    f"a boolean mask needs one entry per DPU ({count}), got shape {picks.shape}"
+                )
+            return DpuSubset(owner, [indices[i] for i in np.flatnonzero(picks)])
+        if picks.size == 0:
+            picks = picks.astype(np.int64)
+        if picks.ndim != 1 or picks.dtype.kind not in "iu":
+            raise ArgumentTypeError(
+                f"a sequence of DPU positions must hold ints, got {picks.dtype} "
+                f"with shape {picks.shape}"
+            )
+        bad = [int(i) for i in picks if not -count <= i < count]
+        if bad:
+            raise DpuIndexError(
+                f"DPU positions {bad[:5]} are out of range for a set of {count} DPUs"
+            )
+        chosen = [indices[int(i)] for i in picks]
+        if len(set(chosen)) != len(chosen):
+            raise ArgumentValueError("a DPU sub-set cannot hold the same DPU twice")
+        return DpuSubset(owner, chosen)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _Node):
@@ -271,6 +327,7 @@ class _Node:
                 self._c, image.ctypes.data, image.nbytes, ctypes.byref(handle)
             )
             self._check(status, "dpu_load_from_memory", f"loading {image.nbytes} bytes")
+            memory_image: bytes | None = bytes(program)
             program = Program("<memory>")
         else:
             if not isinstance(program, Program):
@@ -278,7 +335,8 @@ class _Node:
             path = os.fsencode(program.path)
             status = lib.dpu_load(self._c, path, ctypes.byref(handle))  # type: ignore[attr-defined]
             self._check(status, "dpu_load", f"loading {program.path}")
-        loaded = LoadedProgram(self._owner._backend, program, handle)
+            memory_image = None
+        loaded = LoadedProgram(self._owner._backend, program, handle, memory_image)
         self._owner._program_loaded(self, loaded)
         return loaded
 
@@ -372,27 +430,39 @@ class _Node:
 
     # ----------------------------------------------------------------- transfers
 
-    def write(self, symbol: str | Symbol, data: Any, offset: int = 0) -> None:
+    def write(
+        self, symbol: str | Symbol, data: Any, offset: int = 0, *, raw: bool = False
+    ) -> None:
         """Copy ``data`` into ``symbol`` at byte ``offset`` of every DPU of this set
         (``dpu_copy_to``). On a single :class:`Dpu` this writes that DPU only.
 
         Args:
             symbol: a symbol name (a ``__host`` WRAM variable, an ``__mram`` variable,
                 ``DPU_MRAM_HEAP_POINTER_NAME`` ...) or a :class:`Symbol`.
-            data: a numpy array or scalar, or any buffer; sent without a copy.
+            data: a numpy array or scalar, or any buffer; sent without a copy. For a symbol
+                with a C type (:attr:`Symbol.dtype`) its dtype and shape must fit it
+                (:mod:`pyupmem.typecheck`), and Python numbers and lists are converted.
             offset: byte offset in the symbol.
+            raw: move the bytes as they are, without the type check.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
             DpuSymbolError: no such symbol.
+            SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
+            SymbolShapeError: the shape does not fit the symbol (a ``ValueError``).
         """
         lib = self._lib()
-        if type(data) is np.ndarray and data.flags.c_contiguous:
-            array = data
-        else:
-            array = _as_input_array(data)
-        length = array.nbytes
         resolved = symbol if type(symbol) is Symbol else self._resolve(symbol, "dpu_copy_to")
+        info = resolved.type_info if resolved is not None and not raw else None
+        if (
+            info is not None
+            or type(data) is not np.ndarray
+            or not data.flags.c_contiguous
+        ):
+            array = checked_input(resolved if not raw else None, data, offset, "write")
+        else:
+            array = data
+        length = array.nbytes
         # The full check (which raises with the rule and the fix) only when a rule is broken:
         # this is the per-call hot path.
         if (
@@ -410,26 +480,32 @@ class _Node:
             self._check(status, "dpu_copy_to", f"symbol {_name(symbol)!r}")
         self._note_transfer("write", length)
 
-    def broadcast(self, symbol: str | Symbol, data: Any, offset: int = 0) -> None:
+    def broadcast(
+        self, symbol: str | Symbol, data: Any, offset: int = 0, *, raw: bool = False
+    ) -> None:
         """Write the same ``data`` to ``symbol`` in every DPU of this set
         (``dpu_broadcast_to``).
 
         Args:
             symbol: a symbol name or a :class:`Symbol`.
-            data: a numpy array or scalar, or any buffer; sent without a copy.
+            data: a numpy array or scalar, or any buffer; sent without a copy. For a symbol
+                with a C type its dtype and shape must fit it (:mod:`pyupmem.typecheck`).
             offset: byte offset in the symbol.
+            raw: move the bytes as they are, without the type check.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
             DpuSymbolError: no such symbol.
+            SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
+            SymbolShapeError: the shape does not fit the symbol (a ``ValueError``).
         """
         lib = self._lib()
         if "dpu_broadcast_to" in lib.missing:
-            self.write(symbol, data, offset)
+            self.write(symbol, data, offset, raw=raw)
             return
-        array = _as_input_array(data)
-        length = array.nbytes
         resolved = self._resolve(symbol, "dpu_broadcast_to")
+        array = checked_input(None if raw else resolved, data, offset, "broadcast")
+        length = array.nbytes
         self._check_access(resolved, offset, length, "dpu_broadcast_to")
         if length == 0:
             return
@@ -448,6 +524,7 @@ class _Node:
         offset: int = 0,
         *,
         pad: bool = False,
+        raw: bool = False,
     ) -> None:
         """Write one share of ``data`` to each DPU (``dpu_prepare_xfer`` + ``dpu_push_xfer``).
 
@@ -459,10 +536,14 @@ class _Node:
             pad: when True, shares of different sizes, or of a size that breaks the
                 alignment rule, are zero-padded (copied) to a common aligned size. When
                 False (default) they raise.
+            raw: move the bytes as they are, without checking each share against the
+                symbol's C type (:mod:`pyupmem.typecheck`).
 
         Raises:
             DpuAccessError: wrong number of shares or uneven shares
                 (``DPU_ERR_INVALID_BUFFER_SIZE``), or an alignment or bounds rule broken.
+            SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
+            SymbolShapeError: a share does not fit the symbol (a ``ValueError``).
         """
         lib = self._lib()
         call = "dpu_push_xfer"
@@ -481,6 +562,8 @@ class _Node:
                     ),
                     before_call=True,
                 )
+            if resolved is not None and resolved.type_info is not None and not raw:
+                checked_input(resolved, data, offset, "scatter", per_dpu=True)
             array = data if data.flags.c_contiguous else np.ascontiguousarray(data)
             row = array.nbytes // count if count else 0
             if pad and row % granule:
@@ -498,7 +581,8 @@ class _Node:
                     "scatter takes an array whose first axis is the DPU, or a sequence of "
                     "one buffer per DPU; to write the same bytes to every DPU use broadcast()"
                 )
-            shares = [_as_input_array(share) for share in data]
+            typed = resolved if not raw else None
+            shares = [checked_input(typed, share, offset, "scatter") for share in data]
             if len(shares) != count:
                 raise make_error(
                     C.DPU_ERR_INVALID_BUFFER_SIZE,
@@ -533,29 +617,37 @@ class _Node:
     def gather(
         self,
         symbol: str | Symbol,
-        dtype: Any = np.uint8,
+        dtype: Any = None,
         shape: int | Sequence[int] | None = None,
         offset: int = 0,
         *,
         out: np.ndarray | None = None,
+        pad: bool = False,
     ) -> np.ndarray:
         """Read ``symbol`` from every DPU into one new array of shape ``(len(self), *shape)``
         (``dpu_prepare_xfer`` + ``dpu_push_xfer``), with no copy after the transfer.
 
         Args:
             symbol: a symbol name or a :class:`Symbol`.
-            dtype: the element type of the result.
-            shape: the shape of each DPU's part (an int is a count); default: the rest of
-                the symbol after ``offset``, as ``dtype`` elements.
+            dtype: the element type of the result; default: the symbol's C type
+                (:attr:`Symbol.dtype`, from the debug information). A symbol without one
+                needs it. An explicit dtype reads the bytes as that type.
+            shape: the shape of each DPU's part (an int is a count); default: the symbol's
+                shape (``()`` for a scalar, so the result is ``(len(self),)``), or the rest
+                of the symbol after ``offset`` as ``dtype`` elements.
             offset: byte offset in the symbol.
             out: an existing C-contiguous, writable array of ``len(self)`` rows to fill
                 instead of a new one (``dtype`` and ``shape`` are then taken from it).
+            pad: when True, a part whose size breaks the alignment rule (a multiple of 8
+                bytes in MRAM, 4 in WRAM) is read rounded up and trimmed (one copy); the
+                counterpart of ``scatter(..., pad=True)``. When False (default) it raises.
 
         Returns:
             The array, ``result[i]`` from DPU ``i``.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken, or ``out`` does not fit.
+            SymbolTypeError: no ``dtype`` given and the symbol has no C type.
         """
         lib = self._lib()
         call = "dpu_push_xfer"
@@ -565,8 +657,19 @@ class _Node:
             _check_out(out, count, call)
             result = out
         else:
-            dtype = np.dtype(dtype)
-            shape = _part_shape(shape, resolved, offset, dtype, call)
+            layout = read_layout(resolved, dtype, shape, offset, "gather")
+            if layout is None:
+                dtype = np.dtype(dtype)
+                shape = _part_shape(shape, resolved, offset, dtype, call)
+            else:
+                dtype, shape = layout
+            granule = resolved.alignment if resolved is not None else 0
+            row = dtype.itemsize * int(np.prod(shape)) if shape else dtype.itemsize
+            if pad and granule and row % granule:
+                padded = -(-row // granule) * granule
+                full = self.gather(symbol, np.uint8, padded, offset)
+                trimmed = np.ascontiguousarray(full[:, :row])
+                return trimmed.view(dtype).reshape((count, *shape))
             result = np.empty((count, *shape), dtype=dtype)
         length = result.nbytes // count if count else 0
         self._check_access(resolved, offset, length, call)
@@ -765,7 +868,7 @@ class _Node:
     def read(
         self,
         symbol: str | Symbol,
-        dtype: Any = np.uint8,
+        dtype: Any = None,
         shape: int | Sequence[int] | None = None,
         offset: int = 0,
         *,
@@ -775,9 +878,10 @@ class _Node:
 
         Args:
             symbol: a symbol name or a :class:`Symbol`.
-            dtype: the element type of the result.
-            shape: the shape of the result (an int is a count); default: the rest of the
-                symbol after ``offset``.
+            dtype: the element type of the result; default: the symbol's C type (a
+                symbol without one needs it).
+            shape: the shape of the result (an int is a count); default: the symbol's
+                shape (``()`` for a scalar), or the rest of the symbol after ``offset``.
             offset: byte offset in the symbol.
             out: a writable C-contiguous buffer (numpy array, bytearray ...) to fill
                 instead of a new array; its size is the transfer's size.
@@ -808,8 +912,12 @@ class _Node:
                     before_call=True,
                 )
         else:
-            dtype = np.dtype(dtype)
-            shape = _part_shape(shape, resolved, offset, dtype, "dpu_copy_from")
+            layout = read_layout(resolved, dtype, shape, offset, "read")
+            if layout is None:
+                dtype = np.dtype(dtype)
+                shape = _part_shape(shape, resolved, offset, dtype, "dpu_copy_from")
+            else:
+                dtype, shape = layout
             result = np.empty(shape, dtype=dtype)
         length = result.nbytes
         self._check_access(resolved, offset, length, "dpu_copy_from")
@@ -880,31 +988,111 @@ class _Node:
         if status:
             self._check(status, "dpu_launch")
 
-    def _wait(self, lib: C.LibDpu, call: str) -> None:
+    def _wait(self, lib: C.LibDpu, call: str, timeout: float | None = None) -> None:
         wait = lib.dpu_emu_sync_timeout  # type: ignore[attr-defined]
-        while True:
-            status = wait(self._c, 200)
-            if status != C.DPU_ERR_TIMEOUT:
-                break
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                slice_ms = 200
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        status = wait(self._c, 1)
+                        if status == C.DPU_ERR_TIMEOUT:
+                            raise make_error(
+                                C.DPU_ERR_TIMEOUT,
+                                call,
+                                detail=(
+                                    f"the DPUs still run after {timeout} s and keep running. "
+                                    "Fix: sync() again to wait longer, or stop() them"
+                                ),
+                                before_call=True,
+                            )
+                        break
+                    slice_ms = max(1, min(200, int(left * 1000)))
+                status = wait(self._c, slice_ms)
+                if status != C.DPU_ERR_TIMEOUT:
+                    break
+        except KeyboardInterrupt:
+            # Ctrl-C: leave no DPU running behind the exception.
+            if "dpu_emu_stop" in lib.extensions and not self._owner._closed:
+                self.stop()
+            raise
         if status:
             self._check(status, call)
         self._owner._hardware_seconds += self.estimate().seconds
 
-    def sync(self) -> None:
+    def sync(self, timeout: float | None = None) -> None:
         """Wait until every DPU of this set has finished (``dpu_sync``).
 
-        On the emulator the wait can be interrupted (Ctrl-C raises KeyboardInterrupt).
+        Args:
+            timeout: the most seconds to wait (default: no limit). When the DPUs still run
+                after it, :class:`~pyupmem.errors.DpuTimeoutError` (a ``TimeoutError``) is
+                raised and they keep running: wait again, or :meth:`stop` them.
+
+        On the emulator the wait can be interrupted: Ctrl-C stops the DPUs of this set
+        (:meth:`stop`) and raises ``KeyboardInterrupt``; the set stays usable.
 
         Raises:
             DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
+            DpuTimeoutError: still running after ``timeout`` seconds.
+            UnsupportedError: a ``timeout`` on a backend that cannot wait with a limit.
         """
         lib = self._lib()
+        if timeout is not None and (isinstance(timeout, bool) or timeout < 0):
+            raise ArgumentValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
         if lib.extensions:
-            self._wait(lib, "dpu_sync")
+            self._wait(lib, "dpu_sync", timeout)
             return
+        if timeout is not None:
+            deadline = time.monotonic() + timeout
+            while not self.status().done:
+                if time.monotonic() >= deadline:
+                    raise make_error(
+                        C.DPU_ERR_TIMEOUT,
+                        "dpu_sync",
+                        detail=f"the DPUs still run after {timeout} s and keep running",
+                        before_call=True,
+                    )
+                time.sleep(0.001)
         status = lib.dpu_sync(self._c)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_sync")
+
+    def stop(self) -> None:
+        """Stop the running DPUs of this set and leave it ready to launch again.
+
+        On the emulator a stopped DPU loses its WRAM (its worker process is killed), so
+        stop reloads the program into every DPU of this set: WRAM and the ``__mram``
+        variables return to their initial values, the rest of MRAM keeps its contents.
+        Stopping part of a set (a rank, a slice) reloads that part only, so the whole set
+        then needs a :meth:`load` before whole-set transfers. Nothing runs: no effect.
+
+        Raises:
+            UnsupportedError: the backend cannot stop DPUs (the SDK's libdpu has no call
+                for it): bound the kernel with ``sync(timeout=...)`` and free the set.
+        """
+        lib = self._lib()
+        if "dpu_emu_stop" not in lib.extensions:
+            raise UnsupportedError(
+                f"stop() cannot stop DPUs on the {self._owner._backend.kind} backend: its "
+                f"libdpu ({lib.path}) has no call that halts running DPUs. Fix: bound the "
+                "kernel with sync(timeout=...), then free() the set"
+            )
+        if self.status().done:
+            return
+        status = lib.dpu_emu_stop(self._c)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_emu_stop")
+        loaded = self._program_state()
+        if loaded is not None:
+            image = loaded._image
+            self.load(image if image is not None else loaded.program)
+        else:
+            for dpu in self:
+                state = dpu._program_state()
+                if state is not None:
+                    dpu.load(state._image if state._image is not None else state.program)
 
     def status(self) -> DpuStatus:
         """Whether every DPU of this set is done, and whether any faulted (``dpu_status``)."""
@@ -923,7 +1111,7 @@ class _Node:
         lib = self._owner._backend.lib
         done = ctypes.c_bool()
         fault = ctypes.c_bool()
-        for index, dpu in enumerate(self._dpu_structs(), start=self._first):
+        for index, dpu in zip(self._indices(), self._dpu_structs(), strict=True):
             dpu_status = lib.dpu_status(dpu, ctypes.byref(done), ctypes.byref(fault))  # type: ignore[attr-defined]
             if not dpu_status and not fault.value:
                 continue
@@ -1316,3 +1504,213 @@ class DpuSet(_Node):
                 programs[rank._key] = loaded
             elif rank._first < end and node._first < rank_end:
                 programs[rank._key] = None  # a mix of programs
+
+
+class DpuSubset(_Node):
+    """Some DPUs of a :class:`DpuSet`, chosen by a slice, a list of positions or a boolean
+    mask (``dpus[0:4]``, ``dpus[[0, 5, 9]]``, ``dpus[mask]``), with every operation of a set.
+
+    libdpu addresses whole sets, ranks and single DPUs only, so a sub-set works through
+    them: a transfer prepares a buffer for the chosen DPUs only and pushes it rank by rank
+    (the others are skipped, as ``dpu_push_xfer`` skips a DPU without a buffer); a launch
+    launches each chosen DPU (a whole rank at once when all of it is chosen); ``load``
+    loads whole ranks where it can and single DPUs elsewhere.
+
+    Attributes:
+        positions: the positions of its DPUs in the owning set, in order.
+    """
+
+    def __init__(self, owner: DpuSet, positions: Sequence[int]):
+        self._owner = owner
+        self.positions = list(positions)
+        self._key = ("subset", hash(tuple(self.positions)))
+        self._first = self.positions[0] if self.positions else 0
+        self._count = len(self.positions)
+
+    def _indices(self) -> Sequence[int]:
+        return self.positions
+
+    def _dpu_structs(self) -> list[C.dpu_set_t]:
+        structs = self._owner._structs()
+        return [structs[i] for i in self.positions]
+
+    def __iter__(self) -> Iterator[Dpu]:
+        structs = self._owner._structs()
+        return (Dpu(self._owner, structs[i], i) for i in self.positions)
+
+    def __repr__(self) -> str:
+        return f"<DpuSubset of {self._count} DPUs of {self._owner!r}>"
+
+    # ----------------------------------------------------------------- grouping
+
+    def _groups(self) -> list[tuple[_Node, list[int]]]:
+        """The chosen DPUs grouped by rank: (the rank, or the single DPU where the rank
+        has no single program here, and the positions in this subset)."""
+        owner = self._owner
+        ranks = owner.ranks
+        by_rank: dict[int, list[int]] = {}
+        where = {}
+        for rank in ranks:
+            for position in range(rank._first, rank._first + rank._count):
+                where[position] = rank.index
+        for slot, position in enumerate(self.positions):
+            by_rank.setdefault(where[position], []).append(slot)
+        groups: list[tuple[_Node, list[int]]] = []
+        for rank_index, slots in by_rank.items():
+            rank = ranks[rank_index]
+            if rank._program_state() is not None:
+                groups.append((rank, slots))
+            else:
+                for slot in slots:
+                    groups.append((self[slot], [slot]))
+        return groups
+
+    def _program_state(self) -> LoadedProgram | None:
+        states = {id(dpu._program_state()): dpu._program_state() for dpu in self}
+        return next(iter(states.values())) if len(states) == 1 else None
+
+    # ----------------------------------------------------------------- program
+
+    def load(self, program: Program | str | os.PathLike | bytes | bytearray) -> LoadedProgram:
+        """Load a program into the chosen DPUs: whole ranks at once, single DPUs elsewhere.
+
+        Returns:
+            The program as loaded into the first group (every group has the same symbols).
+        """
+        self._lib()
+        owner = self._owner
+        chosen = set(self.positions)
+        loaded: LoadedProgram | None = None
+        done: set[int] = set()
+        for rank in owner.ranks:
+            members = set(range(rank._first, rank._first + rank._count))
+            if members and members <= chosen:
+                loaded = rank.load(program)
+                done |= members
+        for dpu in self:
+            if dpu.index not in done:
+                loaded = dpu.load(program)
+        if loaded is None:
+            raise ArgumentValueError("this sub-set holds no DPU")
+        return loaded
+
+    # ----------------------------------------------------------------- transfers
+
+    def _push(
+        self,
+        lib: C.LibDpu,
+        direction: int,
+        symbol: str | Symbol,
+        resolved: Symbol | None,
+        offset: int,
+        length: int,
+        addresses: list[int],
+    ) -> None:
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        prepare = lib.dpu_prepare_xfer  # type: ignore[attr-defined]
+        structs = self._owner._structs()
+        for node, slots in self._groups():
+            for slot in slots:
+                status = prepare(structs[self.positions[slot]], addresses[slot])
+                if status:
+                    self._check(status, "dpu_prepare_xfer")
+            status = lib.dpu_push_xfer(  # type: ignore[attr-defined]
+                node._c, direction, name, offset, length, C.DPU_XFER_DEFAULT
+            )
+            if status:
+                self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
+        self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
+
+    def write(
+        self, symbol: str | Symbol, data: Any, offset: int = 0, *, raw: bool = False
+    ) -> None:
+        """Write the same ``data`` to ``symbol`` in every chosen DPU (see
+        :meth:`DpuSet.write`)."""
+        lib = self._lib()
+        resolved = self._resolve(symbol, "dpu_push_xfer")
+        array = checked_input(None if raw else resolved, data, offset, "write")
+        self._check_access(resolved, offset, array.nbytes, "dpu_push_xfer")
+        if array.nbytes == 0 or not self._count:
+            return
+        address = _address(array)
+        self._push(
+            lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, array.nbytes,
+            [address] * self._count,
+        )
+
+    broadcast = write
+
+    # ----------------------------------------------------------------- execution
+
+    def launch(self, asynchronous: bool = False) -> None:
+        """Run the loaded program on the chosen DPUs (see :meth:`DpuSet.launch`)."""
+        lib = self._lib()
+        launched: list[_Node] = []
+        chosen = set(self.positions)
+        done: set[int] = set()
+        for rank in self._owner.ranks:
+            members = set(range(rank._first, rank._first + rank._count))
+            if members and members <= chosen:
+                launched.append(rank)
+                done |= members
+        launched += [dpu for dpu in self if dpu.index not in done]
+        for node in launched:
+            status = lib.dpu_launch(node._c, C.DPU_ASYNCHRONOUS)  # type: ignore[attr-defined]
+            if status:
+                self._check(status, "dpu_launch")
+        if not asynchronous:
+            self.sync()
+
+    def sync(self, timeout: float | None = None) -> None:
+        """Wait until every chosen DPU has finished (see :meth:`DpuSet.sync`)."""
+        self._lib()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        faulty = []
+        try:
+            for dpu in self:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                try:
+                    dpu.sync(left) if deadline is not None else dpu.sync()
+                except DpuFaultError:
+                    faulty.append(dpu)
+        except KeyboardInterrupt:
+            if "dpu_emu_stop" in self._lib().extensions:
+                self.stop()
+            raise
+        if faulty:
+            raise self._fault_error(C.DPU_ERR_DPU_FAULT, "dpu_sync")
+
+    def status(self) -> DpuStatus:
+        """Whether every chosen DPU is done, and whether any faulted."""
+        done, fault = True, False
+        for dpu in self:
+            state = dpu.status()
+            done &= state.done
+            fault |= state.fault
+        return DpuStatus(done, fault)
+
+    def stop(self) -> None:
+        """Stop the chosen DPUs that run and reload their program one DPU at a time
+        (see :meth:`DpuSet.stop`)."""
+        for dpu in self:
+            dpu.stop()
+
+    def estimate(self) -> KernelEstimate:
+        """The time model's estimate of the chosen DPUs' last launch (emulator only)."""
+        parts = [dpu.estimate() for dpu in self]
+        cycles = np.concatenate([part.cycles for part in parts]) if parts else np.zeros(0)
+        rate = parts[0].clock_hz if parts else 350e6
+        return KernelEstimate(cycles, rate, all(part.counted for part in parts))
+
+    def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None:
+        if isinstance(symbol, Symbol):
+            return symbol
+        loaded = self._program_state()
+        return loaded.symbol(symbol) if loaded is not None else None
+
+    @property
+    def _c(self) -> C.dpu_set_t:  # type: ignore[override]
+        raise UnsupportedError(
+            "this operation needs a whole DpuSet, a Rank or a Dpu: libdpu cannot address a "
+            "sub-set as one (scatter-gather transfers, for instance); use the set or its ranks"
+        )

@@ -6,10 +6,25 @@ libdpu call that failed. Checks that pyupmem makes before calling libdpu (alignm
 bounds, buffer sizes, a freed set) raise the same classes with the code libdpu would have
 returned, and :attr:`DpuError.before_call` set.
 
+Every class also derives from the builtin exception a Python programmer would catch for
+the same mistake (``TypeError``, ``ValueError``, ``IndexError``, ``FileNotFoundError``,
+``PermissionError``, ``TimeoutError``), so ``except ValueError`` keeps working.
+
+Warnings are :class:`PyUpmemWarning` (a ``UserWarning``); :class:`CompileWarning` carries
+the compiler's warnings of a successful build.
+
 Hierarchy::
 
     PyUpmemError
+    ├── ArgumentTypeError       an argument of the wrong type          (also a TypeError)
+    ├── ArgumentValueError      an argument out of range               (also a ValueError)
+    ├── DpuIndexError           a DPU index outside the set            (also an IndexError)
+    ├── SourceNotFoundError     a DPU source path that does not exist  (also a FileNotFoundError)
+    ├── CacheFolderError        an unsafe program cache folder         (also a PermissionError)
+    ├── SymbolTypeError         data whose dtype does not fit a symbol (also a TypeError)
+    ├── SymbolShapeError        data whose shape does not fit a symbol (also a ValueError)
     ├── BackendError            no usable libdpu, or an invalid backend choice
+    │   └── UnsupportedError    the backend cannot do this (also a NotImplementedError)
     ├── CompileError            the DPU compiler failed (carries its messages)
     └── DpuError                a libdpu status (code, name, message, call)
         ├── DpuAllocationError  DPU_ERR_ALLOCATION
@@ -22,6 +37,7 @@ Hierarchy::
         │                       SG_{TOO_MANY_BLOCKS,LENGTH_MISMATCH,NOT_MRAM_SYMBOL}
         │                                                          (also a ValueError)
         ├── DpuBusyError        DPU_ERR_MRAM_BUSY, DPU_ERR_DPU_ALREADY_RUNNING
+        ├── DpuTimeoutError     DPU_ERR_TIMEOUT: still running     (also a TimeoutError)
         └── DpuFaultError       DPU_ERR_DPU_FAULT (carries each faulty DPU's message)
 """
 
@@ -34,8 +50,55 @@ class PyUpmemError(Exception):
     """Base class of every exception pyupmem raises on purpose."""
 
 
+class ArgumentTypeError(PyUpmemError, TypeError):
+    """An argument has the wrong type (``DpuSet(4.5)``, ``DpuSet("4")``)."""
+
+
+class ArgumentValueError(PyUpmemError, ValueError):
+    """An argument has the right type but a value out of range (``nr_tasklets=0``)."""
+
+
+class DpuIndexError(PyUpmemError, IndexError):
+    """A DPU index or position outside the set."""
+
+
+class SourceNotFoundError(PyUpmemError, FileNotFoundError):
+    """A DPU source given as a path does not exist."""
+
+
+class CacheFolderError(PyUpmemError, PermissionError):
+    """The program cache folder is not safe: another user owns it or others can write it.
+
+    A cached binary runs as native code on the emulator, so pyupmem refuses such a folder
+    (as ssh and pip do) instead of running what someone else may have put there.
+    """
+
+
+class SymbolTypeError(PyUpmemError, TypeError):
+    """Data whose dtype does not match the C type of the symbol it is written to."""
+
+
+class SymbolShapeError(PyUpmemError, ValueError):
+    """Data whose shape does not fit the symbol it is written to or read from."""
+
+
 class BackendError(PyUpmemError):
     """No usable libdpu was found, or the backend choice is invalid."""
+
+
+class UnsupportedError(BackendError, NotImplementedError):
+    """The backend cannot do what was asked (for instance stop running DPUs)."""
+
+
+class PyUpmemWarning(UserWarning):
+    """Base class of the warnings pyupmem issues."""
+
+
+class CompileWarning(PyUpmemWarning):
+    """The DPU compiler printed warnings for a build that succeeded (once per build).
+
+    The full output is in :attr:`pyupmem.Program.build_log`.
+    """
 
 
 class CompileError(PyUpmemError):
@@ -119,6 +182,11 @@ class DpuBusyError(DpuError):
     """The DPU runs: its MRAM is busy or it is already running."""
 
 
+class DpuTimeoutError(DpuError, TimeoutError):
+    """The DPUs were still running when the time limit ran out (``DPU_ERR_TIMEOUT``);
+    they keep running: :meth:`~pyupmem.DpuSet.sync` again, or :meth:`~pyupmem.DpuSet.stop`."""
+
+
 class DpuFaultError(DpuError):
     """One or more DPUs faulted (``DPU_ERR_DPU_FAULT``).
 
@@ -153,6 +221,7 @@ _CLASS_BY_NAME: dict[str, type[DpuError]] = {
     "DPU_ERR_MRAM_BUSY": DpuBusyError,
     "DPU_ERR_DPU_ALREADY_RUNNING": DpuBusyError,
     "DPU_ERR_DPU_FAULT": DpuFaultError,
+    "DPU_ERR_TIMEOUT": DpuTimeoutError,
     "DPU_ERR_SG_NOT_ACTIVATED": DpuSetError,
     "DPU_ERR_SG_TOO_MANY_BLOCKS": DpuAccessError,
     "DPU_ERR_SG_LENGTH_MISMATCH": DpuAccessError,

@@ -569,7 +569,7 @@ class DpuSet:
         size = _checked_size(size, len(view))
         with _translated():
             if to_dpu:
-                self._node.broadcast(symbol, view[:size], offset)
+                self._node.broadcast(symbol, view[:size], offset, raw=True)
             else:
                 # libdpu copies every DPU's bytes into the one buffer: the last DPU's stay.
                 self._dpus[-1]._node.read(symbol, offset=offset, out=view[:size])
@@ -597,13 +597,13 @@ class DpuSet:
         shares = [None if view is None else view[:size] for view in views]
         with _translated():
             if to_dpu and all(share is not None for share in shares):
-                self._node.scatter(symbol, shares, offset)
+                self._node.scatter(symbol, shares, offset, raw=True)
                 return
             for dpu_set, share in zip(self._dpus, shares, strict=True):
                 if share is None:
                     continue
                 if to_dpu:
-                    dpu_set._node.write(symbol, share, offset)
+                    dpu_set._node.write(symbol, share, offset, raw=True)
                 else:
                     dpu_set._node.read(symbol, offset=offset, out=share)
 

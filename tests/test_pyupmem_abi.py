@@ -213,6 +213,7 @@ def test_library_exports_every_function() -> None:
         "dpu_emu_sync_timeout",
         "dpu_emu_launch_cycles",
         "dpu_emu_clock_mhz",
+        "dpu_emu_stop",
     ]
     for name, (restype, argtypes) in (C.FUNCTIONS | C.EXTENSIONS).items():
         function = getattr(backend.lib, name)

@@ -69,7 +69,7 @@ def test_exception_in_with_block_leaves_nothing(program: pim.Program, failure: s
                 dpus.launch(asynchronous=True)
                 raise RuntimeError("left while the DPUs run")
             if failure == "access":
-                dpus.broadcast("buf", np.zeros(3, np.uint8))
+                dpus.broadcast("buf", np.zeros(3, np.uint8), raw=True)
     assert dpus.closed
     extra, memory = wait_until_clean(baseline)
     assert not extra, f"worker processes left: {sorted(extra)}"

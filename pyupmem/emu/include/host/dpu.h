@@ -154,11 +154,14 @@ char *dpu_error_to_string(dpu_error_t status);
  *   cycles, one per DPU of the set in iteration order (cycles[] must hold that many);
  *   counted[i] (may be NULL) tells whether the program counted its instructions (else
  *   the estimate has only DMA and synchronisation);
- * - dpu_emu_clock_mhz: the modelled DPU clock (profile key clockMHz, default 350). */
+ * - dpu_emu_clock_mhz: the modelled DPU clock (profile key clockMHz, default 350).
+ * - dpu_emu_stop: stop the running DPUs of the set; they need dpu_load again (their
+ *   WRAM is lost, MRAM is kept) before the next launch. */
 #define PYUPMEM_EMULATOR 1
 dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms);
 dpu_error_t dpu_emu_launch_cycles(struct dpu_set_t dpu_set, uint64_t *cycles, bool *counted);
 dpu_error_t dpu_emu_clock_mhz(struct dpu_set_t dpu_set, uint32_t *mhz);
+dpu_error_t dpu_emu_stop(struct dpu_set_t dpu_set);
 
 /* Iteration: DPU_FOREACH(set, dpu) or DPU_FOREACH(set, dpu, index). */
 #define _DPU_FOREACH_X(set, dpu)                                                                   \

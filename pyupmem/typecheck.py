@@ -1,0 +1,187 @@
+"""Checking that transferred data fits the C type of its symbol.
+
+A symbol whose program carries debug information knows its dtype and shape
+(:attr:`pyupmem.Symbol.dtype`, :attr:`~pyupmem.Symbol.shape`). The transfers of
+:class:`~pyupmem.DpuSet` then:
+
+- refuse data of another dtype (:class:`~pyupmem.errors.SymbolTypeError`, a
+  ``TypeError``): a ``float32`` array is never reinterpreted as ``uint32_t``;
+- refuse data of a shape that does not fit (:class:`~pyupmem.errors.SymbolShapeError`, a
+  ``ValueError``). Data fits a symbol of shape ``S`` when its shape is ``S``, or when it
+  is a leading part of it: a flat array of at most as many elements, or ``(k, *S[1:])``
+  with ``k <= S[0]`` (written from ``offset``);
+- accept Python numbers and lists, converted to the symbol's dtype (``broadcast("n", 5)``);
+- take any data into a byte array (``uint8_t buf[N]``, ``char buf[N]``): C programs use
+  those as raw storage;
+- give :meth:`~pyupmem.DpuSet.gather` and :meth:`~pyupmem.DpuSet.read` the symbol's dtype
+  and shape (a scalar gathers as shape ``(n_dpus,)``).
+
+``raw=True`` on a write, or an explicit ``dtype=`` on a read, moves bytes as they are.
+Without debug information the caller names the dtype of a read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pyupmem.errors import ArgumentTypeError, SymbolShapeError, SymbolTypeError
+from pyupmem.program import Symbol
+
+__all__ = ["as_input_array", "checked_input", "read_layout"]
+
+_PY_SCALARS = (int, float, bool, complex)
+
+
+def as_input_array(data: Any) -> np.ndarray:
+    """A C-contiguous ndarray sharing ``data``'s memory (copied only if not contiguous).
+
+    Raises:
+        ArgumentTypeError: a Python number (its C type is ambiguous without a typed
+            symbol), or an object without the buffer protocol.
+    """
+    if type(data) is np.ndarray:
+        array = data
+    elif isinstance(data, np.ndarray | np.generic):
+        array = np.asarray(data)
+    elif isinstance(data, _PY_SCALARS):
+        raise ArgumentTypeError(
+            f"cannot transfer a Python {type(data).__name__}: its C type is ambiguous (the "
+            "symbol has no debug information); pass a numpy scalar (np.uint32(5)) or an array"
+        )
+    else:
+        try:
+            array = np.asarray(memoryview(data))
+        except TypeError as error:
+            raise ArgumentTypeError(
+                f"cannot transfer {type(data).__name__}: pass a numpy array or an object "
+                "with the buffer protocol (bytes, bytearray, memoryview, array.array)"
+            ) from error
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return array
+
+
+def _fix(symbol: Symbol) -> str:
+    shape = symbol.shape or ()
+    if not shape:
+        fits = "a single value"
+    else:
+        count = int(np.prod(shape))
+        fits = f"shape {shape}" + (
+            f", (k, {', '.join(map(str, shape[1:]))})" if len(shape) > 1 else ""
+        )
+        fits += f" or a flat array of at most {count} elements"
+    return f"the symbol takes {fits}"
+
+
+def checked_input(
+    symbol: Symbol | None, data: Any, offset: int, call: str, *, per_dpu: bool = False
+) -> np.ndarray:
+    """``data`` as a C-contiguous array, checked against ``symbol``'s C type.
+
+    Args:
+        symbol: the resolved symbol (None, or without a type: no check).
+        data: what the caller passed (for a scatter: one DPU's share).
+        offset: the byte offset of the transfer.
+        call: the method, for messages (``"broadcast"``, ``"scatter"`` ...).
+        per_dpu: ``data`` is a scatter's whole array whose first axis is the DPU.
+
+    Raises:
+        SymbolTypeError: the dtype differs from the symbol's.
+        SymbolShapeError: the shape does not fit the symbol.
+    """
+    info = symbol.type_info if symbol is not None else None
+    if info is None:
+        return as_input_array(data)
+    assert symbol is not None
+    if info.dtype.itemsize == 1 and info.dtype.kind in "iu" and info.shape:
+        return as_input_array(data)  # a byte array is raw storage: any data is bytes
+    if isinstance(data, (*_PY_SCALARS, list, tuple)):
+        try:
+            with np.errstate(over="raise", invalid="raise"):
+                array = np.ascontiguousarray(np.asarray(data, dtype=info.dtype))
+        except (OverflowError, ValueError, TypeError, FloatingPointError) as error:
+            raise SymbolTypeError(
+                f"{call}: {data!r} does not convert to {symbol.describe()}: {error}. Fix: pass "
+                f"values that fit {info.dtype}"
+            ) from error
+    else:
+        array = as_input_array(data)
+    if array.dtype is not info.dtype and array.dtype != info.dtype:
+        convert = (
+            f"build the data with dtype=dpus.symbol({symbol.name!r}).dtype (a structured dtype)"
+            if info.dtype.names
+            else f"convert with .astype(np.{info.dtype})"
+        )
+        raise SymbolTypeError(
+            f"{call}: {array.dtype} data into {symbol.describe()}: the dtypes differ and the "
+            f"bytes would be reinterpreted. Fix: {convert}, or pass raw=True to move the "
+            "bytes as they are"
+        )
+    shape = array.shape[1:] if per_dpu else array.shape
+    row = array.nbytes // array.shape[0] if per_dpu and array.shape[0] else array.nbytes
+    if offset + row > symbol.size:
+        return array  # out of bounds: the access check says so, with the rule and the fix
+    if shape != info.shape and not _fits(shape, info.shape, offset // info.dtype.itemsize):
+        what = "each DPU's share of shape" if per_dpu else "data of shape"
+        raise SymbolShapeError(
+            f"{call}: {what} {shape} does not fit {symbol.describe()}: {_fix(symbol)}. "
+            "Fix: reshape the data, or pass raw=True to move the bytes as they are"
+        )
+    return array
+
+
+def _fits(shape: tuple[int, ...], target: tuple[int, ...], first: int) -> bool:
+    count = int(np.prod(shape)) if shape else 1
+    total = int(np.prod(target)) if target else 1
+    if count + first > total:
+        return False
+    if not target:
+        return shape in ((), (1,))
+    if len(shape) <= 1:
+        return True
+    return len(shape) <= len(target) and shape[1:] == target[len(target) - len(shape) + 1 :]
+
+
+def read_layout(
+    symbol: Symbol | None,
+    dtype: Any,
+    shape: int | Sequence[int] | None,
+    offset: int,
+    call: str,
+) -> tuple[np.dtype, tuple[int, ...]] | None:
+    """The dtype and per-DPU shape of a read, or None when the caller's arguments decide
+    and the byte size must come from the symbol (no type to take them from).
+
+    Raises:
+        SymbolTypeError: no ``dtype`` was given and the symbol has no C type.
+    """
+    info = symbol.type_info if symbol is not None else None
+    if dtype is None:
+        if info is None:
+            name = symbol.name if symbol is not None else "the symbol"
+            why = (
+                "it has no C type: the program was built without debug information (-g), or "
+                "it is a linker symbol"
+                if symbol is not None
+                else "no program is loaded here to tell its type"
+            )
+            raise SymbolTypeError(
+                f"{call}({name!r}) needs dtype=: {why}. Fix: pass dtype= (and shape=), for "
+                "instance dtype=np.uint32"
+            )
+        dtype = info.dtype
+    else:
+        dtype = np.dtype(dtype)
+    if shape is not None:
+        return dtype, (int(shape),) if isinstance(shape, int | np.integer) else tuple(
+            int(n) for n in shape
+        )
+    if info is not None and dtype == info.dtype:
+        if offset == 0:
+            return dtype, info.shape
+        return dtype, (max(symbol.size - offset, 0) // dtype.itemsize,)  # type: ignore[union-attr]
+    return None
