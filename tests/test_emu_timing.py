@@ -99,3 +99,39 @@ def test_without_counting_the_estimate_says_so(monkeypatch):
         estimate = dpus.estimate()
     assert not estimate.counted
     assert estimate.cycles[0] == 10 * (77 + 1024)  # DMA only: no instruction was counted
+
+
+def test_host_transfers_are_estimated_from_the_per_rank_bandwidths():
+    assert pim.estimate.transfer_seconds("scatter", 1 << 20, 64) == pytest.approx(
+        64 * 2**20 / 6.68e9
+    )
+    assert pim.estimate.transfer_seconds("scatter", 1 << 20, 128) == pytest.approx(
+        64 * 2**20 / 6.68e9
+    )
+    assert pim.estimate.transfer_seconds("gather", 1 << 20, 8) == pytest.approx(8 * 2**20 / 4.74e9)
+    assert pim.estimate.transfer_seconds("broadcast", 8, 64) == pytest.approx(64 * 8 / 16.88e9)
+    assert pim.estimate.transfer_seconds("read", 8, 1) == pytest.approx(8 / 0.12e9)
+    with pytest.raises(ValueError, match="unknown transfer kind 'copy'"):
+        pim.estimate.transfer_seconds("copy", 8, 1)
+
+
+def test_phase_timer_records_the_estimated_hardware_time_per_phase():
+    with pim.DpuSet(64, backend="emulator") as dpus:
+        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=16"))
+        timer = pim.PhaseTimer(warmup=0, dpus=dpus)
+        for _ in timer.repetitions(2):
+            with timer.phase(pim.CPU_DPU):
+                dpus.broadcast("mode", np.uint32(4))
+                dpus.broadcast("rounds", np.uint32(10))
+            with timer.phase(pim.DPU_KERNEL):
+                dpus.launch()
+            with timer.phase(pim.DPU_CPU):
+                dpus.gather("cycles_at_end", np.uint64, 16)
+        kernel = dpus.estimate()
+        assert dpus.hardware_seconds() > 2 * kernel.seconds
+    assert timer.estimates(pim.DPU_KERNEL) == pytest.approx([kernel.seconds] * 2)
+    assert timer.estimates(pim.CPU_DPU) == pytest.approx([2 * 64 * 4 / 16.88e9] * 2)
+    assert timer.estimates(pim.DPU_CPU) == pytest.approx([64 * 16 * 8 / 4.74e9] * 2)
+    # 16 tasklets x 10 reads of 2 KiB queue on the DMA engine: about 0.5 ms at 350 MHz.
+    assert 16 * 10 * 1101 / 350e6 <= kernel.seconds <= 1.05 * 16 * 10 * 1101 / 350e6
+    assert "hw est. ms" in timer.table()
