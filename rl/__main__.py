@@ -11,20 +11,26 @@
 * ``quality``: the project's quality check: FrozenLake 4x4, Taxi and CliffWalking, one
   million random-policy transitions each, FP32 and INT32 with the default settings.
 
-Every command takes ``-h``. Errors in the input (an unknown environment, a dataset that
-does not fit its table ...) print one line naming the problem and exit with status 2.
+Every command takes ``-h``. Errors in the input or the options (an unknown environment,
+a dataset that does not fit its table, an option out of range ...) print one line naming
+the problem (the file and its 1-based line where there is one) and exit with status 2;
+options and input are checked before any training starts, so an error never costs a
+run or overwrites an earlier output. Output to a closed pipe (``... | head -1``) is
+dropped quietly; the table is still written.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from . import datasets, evaluation
+from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
 from .envs import canonical_env_id, known_env_ids
 from .layouts import LAYOUTS
@@ -56,6 +62,66 @@ def _trainer_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--tables", choices=TABLE_PLACEMENTS, default="auto",
                    help="where the Q tables live on the DPU")
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+_U32 = 2**32 - 1
+
+
+def _out(*values: object) -> None:
+    """``print`` that goes quiet once stdout is a closed pipe (the work goes on)."""
+    try:
+        print(*values, flush=True)
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing to do
+        pass
+
+
+def _check_range(option: str, value: float, low: float, high: float,
+                 what: str = "") -> None:
+    if not low <= value <= high:
+        raise ValueError(f"{option} {fixed_point._num(value)} is out of range: it must lie "
+                         f"in {fixed_point._num(low)}..{fixed_point._num(high)}{what}")
+
+
+def _check_trainer_options(args: argparse.Namespace) -> None:
+    """Every training option in range, in the command line's terms."""
+    _check_range("--dpus", args.dpus, 1, 2560)
+    _check_range("--tasklets", args.tasklets, 1, kernel.MAX_TASKLETS)
+    _check_range("--epochs", args.epochs, 1, _U32)
+    _check_range("--sync-every", args.sync_every, 0, _U32, " (0: combine only at the end)")
+    _check_range("--seed", args.seed, 0, _U32)
+    _check_range("--chunk", args.chunk, 1, kernel.MAX_CHUNK)
+    for name in ("alpha", "gamma", "epsilon"):
+        _check_range(f"--{name}", getattr(args, name), 0.0, 1.0)
+    if args.fmt == "int32":
+        for name in ("alpha", "gamma"):
+            if getattr(args, name) >= 1.0:
+                raise ValueError(
+                    f"--{name} {getattr(args, name)} is 1, which --fmt int32 cannot hold "
+                    f"(its coefficients lie in [0, 1)); use e.g. --{name} 0.99, or --fmt fp32"
+                )
+
+
+def _check_output(option: str, path: str, suffix: str = ".npz") -> Path:
+    """The path an output option will write, checked for writing before any work."""
+    p = Path(path)
+    if suffix and p.suffix != suffix:
+        p = p.with_name(p.name + suffix)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise ValueError(f"{option} {path}: is a directory; give a file name")
+    if not parent.is_dir():
+        raise ValueError(f"{option} {path}: the directory {parent} does not exist")
+    if (p.exists() and not os.access(p, os.W_OK)) or not os.access(parent, os.W_OK):
+        raise ValueError(f"{option} {path}: cannot write {p} (permission denied)")
+    return p
 
 
 def _trainer(args: argparse.Namespace, **override) -> Trainer:
@@ -91,27 +157,69 @@ def _describe_run(result: TrainResult, n: int) -> str:
     )
 
 
-def _describe_quality(env_id: str, cmp: evaluation.Comparison, episodes: int) -> str:
+def _describe_quality(env_id: str, cmp: evaluation.Comparison, episodes: int,
+                      gamma: float) -> str:
     lr, op = cmp.learned, cmp.optimal
     return (
         f"policy quality on {env_id}, {episodes} seeded episodes:\n"
         f"  learned greedy policy: success {lr.success_rate:6.1%}  mean return "
         f"{lr.mean_return:8.2f}\n"
-        f"  optimal policy (value iteration): success {op.success_rate:6.1%}  mean return "
-        f"{op.mean_return:8.2f}\n"
+        f"  optimal policy (value iteration, gamma {gamma:g}): success "
+        f"{op.success_rate:6.1%}  mean return {op.mean_return:8.2f}\n"
         f"  -> {cmp.success_fraction:.1%} of the optimal success rate, return gap "
         f"{cmp.return_gap:.2f}, same action as optimal in {cmp.policy_agreement:.0%} of "
         f"the states"
     )
 
 
-def _load_dataset(path: str, env: str | None) -> datasets.Dataset:
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _load_dataset(args: argparse.Namespace) -> datasets.Dataset:
+    """The dataset of ``train``, checked (against ``--env`` too) before any training."""
+    path = args.dataset
     p = Path(path)
     if not p.is_file():
-        raise ValueError(f"no dataset file {path!r}; write one with 'python -m rl collect'")
-    if p.suffix == ".npz":
-        return datasets.load(p)
-    return datasets.load_swiftrl_text(p, env_id=env)
+        raise ValueError(f"{path}: no such dataset file; write one with 'python -m rl collect'")
+    with open(p, "rb") as f:
+        head = f.read(4)
+    env = canonical_env_id(args.env) if args.env else None
+    if head == _ZIP_MAGIC or p.suffix == ".npz":
+        if args.terminals is not None:
+            raise ValueError(f"--terminals is for text datasets; {path} is an .npz dataset, "
+                             f"which has its terminal flags")
+        try:
+            ds = datasets.load(p)
+        except (zipfile.BadZipFile, EOFError, OSError, KeyError) as error:
+            raise ValueError(f"{path}: not a readable .npz dataset (truncated or damaged: "
+                             f"{error})") from None
+        ds.validate(path)
+        if env is not None:
+            if ds.env_id is not None and ds.env_id != env:
+                raise ValueError(f"{path} holds {ds.env_id} transitions, not {env} (--env)")
+            datasets.check_against_model(ds, env, not args.no_reward_check, path)
+            ds = datasets.Dataset(env, ds.n_states, ds.n_actions, ds.reward_scale, ds.state,
+                                  ds.action, ds.reward, ds.next_state, ds.terminal)
+    else:
+        terminals = None
+        if args.terminals is not None:
+            spec = args.terminals.strip().lower()
+            try:
+                terminals = [] if spec == "none" else [int(x) for x in spec.split(",") if x]
+            except ValueError:
+                raise ValueError(f"--terminals {args.terminals}: give 'none' or states "
+                                 f"separated by commas, e.g. --terminals 5,7,11,12,15") from None
+        elif env is None:
+            raise ValueError(
+                f"{path} is a text dataset, which has no terminal flags: pass --env ENV (its "
+                f"model marks them), or say how they are marked with --terminals none (no "
+                f"transition ends an episode) or --terminals S,S,... (entering these states does)"
+            )
+        ds = datasets.load_swiftrl_text(p, env_id=env, terminal_states=terminals,
+                                        check_rewards=not args.no_reward_check)
+    if len(ds) == 0:
+        raise ValueError(f"{path}: the dataset has no transitions")
+    return ds
 
 
 def save_table(path: str | Path, result: TrainResult, env_id: str | None) -> Path:
@@ -120,70 +228,119 @@ def save_table(path: str | Path, result: TrainResult, env_id: str | None) -> Pat
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
     np.savez(path, format=np.array(_TABLE_FORMAT), table=result.table,
-             env_id=np.array(env_id or ""), fmt=np.array(result.config.fmt))
+             env_id=np.array(env_id or ""), fmt=np.array(result.config.fmt),
+             gamma=np.float64(result.config.gamma))
     return path
 
 
 def load_table(path: str | Path) -> tuple[np.ndarray, str | None]:
     """A table saved by :func:`save_table` and its environment (None when unknown)."""
-    with np.load(path, allow_pickle=False) as z:
-        if "format" not in z or str(z["format"]) != _TABLE_FORMAT:
-            raise ValueError(f"{path} is not a table saved by 'python -m rl train'")
-        return z["table"], (str(z["env_id"]) or None)
+    table, env_id, _ = _read_table(path)
+    return table, env_id
+
+
+def _read_table(path: str | Path) -> tuple[np.ndarray, str | None, float | None]:
+    """Table, environment and training gamma (None when not recorded) of a saved table."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{path}: no such table file; write one with 'python -m rl train -o'")
+    with open(p, "rb") as f:
+        if f.read(4) != _ZIP_MAGIC:
+            raise ValueError(f"{path}: not a table saved by 'python -m rl train -o' (not an "
+                             f".npz file)")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            if "format" not in z or str(z["format"]) != _TABLE_FORMAT:
+                raise ValueError(f"{path}: not a table saved by 'python -m rl train -o'")
+            gamma = float(z["gamma"]) if "gamma" in z else None
+            return z["table"], (str(z["env_id"]) or None), gamma
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError) as error:
+        raise ValueError(f"{path}: not a readable table file (truncated or damaged: "
+                         f"{error})") from None
 
 
 # ---------------------------------------------------------------------- commands
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
+    _check_range("--transitions", args.transitions, 1, 2**31 - 1)
+    _check_range("--seed", args.seed, 0, _U32)
+    canonical_env_id(args.env)
+    _check_output("--output", args.output, "" if args.text else ".npz")
     start = time.perf_counter()
     ds = datasets.collect(args.env, args.transitions, seed=args.seed)
     took = time.perf_counter() - start
     path = ds.save_swiftrl_text(args.output) if args.text else ds.save(args.output)
-    print(f"collected {len(ds):,} transitions of {ds.env_id} in {took:.2f} s -> {path}")
+    _out(f"collected {len(ds):,} transitions of {ds.env_id} in {took:.2f} s -> {path}")
     return 0
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    ds = _load_dataset(args.dataset, args.env)
-    env_id = args.env and canonical_env_id(args.env) or ds.env_id
-    result = _trainer(args).train(ds)
-    print(_describe_run(result, len(ds)))
-    print(result.breakdown())
-    if args.output:
-        print(f"table -> {save_table(args.output, result, env_id)}")
+    _check_trainer_options(args)
+    _check_range("--episodes", args.episodes, 1, 10**9)
+    if args.evaluate and args.gamma >= 1.0:
+        raise ValueError(f"--evaluate compares with the optimal policy for --gamma, which "
+                         f"needs --gamma below 1, not {args.gamma}")
+    output = _check_output("--output", args.output) if args.output else None
+    ds = _load_dataset(args)
+    env_id = ds.env_id
+    if args.evaluate and env_id is None:
+        raise ValueError(f"--evaluate needs the environment, which {args.dataset} does not "
+                         f"record; pass --env")
+    trainer = _trainer(args)
+    trainer.plan(ds)
+    if args.fmt == "int32":
+        ds.rewards_q16()  # rewards outside Q15.16 fail here, before training
+    result = trainer.train(ds)
+    if output is not None:
+        saved = save_table(output, result, env_id)
+    _out(_describe_run(result, len(ds)))
+    _out(result.breakdown())
+    if output is not None:
+        _out(f"table -> {saved}")
     if args.evaluate:
-        if env_id is None:
-            raise ValueError("--evaluate needs to know the environment; pass --env")
-        cmp = evaluation.compare_to_optimal(env_id, result.table, args.episodes, args.seed)
-        print(_describe_quality(env_id, cmp, args.episodes))
+        cmp = evaluation.compare_to_optimal(env_id, result.table, args.episodes, args.seed,
+                                            args.gamma)
+        _out(_describe_quality(env_id, cmp, args.episodes, args.gamma))
     return 0
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    table, env_id = load_table(args.table)
-    env_id = args.env or env_id
+    _check_range("--episodes", args.episodes, 1, 10**9)
+    _check_range("--seed", args.seed, 0, _U32)
+    if args.gamma is not None and not 0.0 <= args.gamma < 1.0:
+        raise ValueError(f"--gamma {args.gamma} is out of range: the optimal policy needs a "
+                         f"gamma in [0, 1)")
+    table, env_id, gamma = _read_table(args.table)
+    env_id = canonical_env_id(args.env) if args.env else env_id
     if env_id is None:
         raise ValueError(f"{args.table} does not record its environment; pass --env")
-    cmp = evaluation.compare_to_optimal(env_id, table, args.episodes, args.seed, args.gamma)
-    print(_describe_quality(canonical_env_id(env_id), cmp, args.episodes))
+    gamma = args.gamma if args.gamma is not None else gamma if gamma is not None else 0.99
+    cmp = evaluation.compare_to_optimal(env_id, table, args.episodes, args.seed, gamma)
+    _out(_describe_quality(env_id, cmp, args.episodes, gamma))
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    _check_trainer_options(args)
+    _check_range("--transitions", args.transitions, 1, 2**31 - 1)
+    _check_range("--episodes", args.episodes, 1, 10**9)
+    if args.gamma >= 1.0:
+        raise ValueError("the demo compares with the optimal policy for --gamma, which needs "
+                         "--gamma below 1")
     env_id = canonical_env_id(args.env)
-    print(f"rl demo: tabular {args.algorithm} on {env_id} from offline random-policy data\n")
+    _out(f"rl demo: tabular {args.algorithm} on {env_id} from offline random-policy data\n")
     start = time.perf_counter()
     ds = datasets.collect(env_id, args.transitions, seed=args.seed)
-    print(f"collected {len(ds):,} transitions in {time.perf_counter() - start:.2f} s")
+    _out(f"collected {len(ds):,} transitions in {time.perf_counter() - start:.2f} s")
     result = _trainer(args).train(ds)
-    print(_describe_run(result, len(ds)))
-    print()
-    print(result.breakdown())
-    print()
+    _out(_describe_run(result, len(ds)))
+    _out()
+    _out(result.breakdown())
+    _out()
     cmp = evaluation.compare_to_optimal(env_id, result.table, args.episodes, args.seed,
-                                        gamma=0.99)
-    print(_describe_quality(env_id, cmp, args.episodes))
+                                        gamma=args.gamma)
+    _out(_describe_quality(env_id, cmp, args.episodes, args.gamma))
     return 0
 
 
@@ -192,6 +349,12 @@ QUALITY_ENVS: tuple[str, ...] = ("FrozenLake-v1", "Taxi-v3", "CliffWalking-v0")
 
 
 def _cmd_quality(args: argparse.Namespace) -> int:
+    _check_trainer_options(args)
+    _check_range("--transitions", args.transitions, 1, 2**31 - 1)
+    _check_range("--episodes", args.episodes, 1, 10**9)
+    if args.gamma >= 1.0:
+        raise ValueError("quality compares with the optimal policy for --gamma, which needs "
+                         "--gamma below 1")
     rows = []
     ok = True
     for env_id in QUALITY_ENVS:
@@ -201,7 +364,8 @@ def _cmd_quality(args: argparse.Namespace) -> int:
         policies = {}
         for fmt in FORMATS:
             result = _trainer(args, fmt=fmt).train(ds)
-            cmp = evaluation.compare_to_optimal(env_id, result.table, args.episodes, 0)
+            cmp = evaluation.compare_to_optimal(env_id, result.table, args.episodes, 0,
+                                                args.gamma)
             policies[fmt] = evaluation.greedy_policy(result.q_values())
             if env_id.startswith("FrozenLake"):
                 target, passed = ">= 95% of optimal success", cmp.success_fraction >= 0.95
@@ -220,10 +384,10 @@ def _cmd_quality(args: argparse.Namespace) -> int:
         ok &= passed
         rows.append((env_id, "int32 vs fp32", f"{agree:.1%} of {int(seen.sum())} seen states",
                      "greedy policies agree >= 99%", passed, 0.0))
-    print(f"{'environment':<16} {'what':<14} {'measured':<34} {'target':<30} ok")
+    _out(f"{'environment':<16} {'what':<14} {'measured':<34} {'target':<30} ok")
     for env_id, what, got, target, passed, _ in rows:
-        print(f"{env_id:<16} {what:<14} {got:<34} {target:<30} {'yes' if passed else 'NO'}")
-    print(f"({args.transitions:,} uniform-random transitions per environment, "
+        _out(f"{env_id:<16} {what:<14} {got:<34} {target:<30} {'yes' if passed else 'NO'}")
+    _out(f"({args.transitions:,} uniform-random transitions per environment, "
           f"{args.episodes} evaluation episodes, both formats, settings: {_trainer(args)!r})")
     return 0 if ok else 1
 
@@ -256,8 +420,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="train on DPUs from a dataset file")
     p.add_argument("dataset", help=".npz from 'collect', or a SwiftRL text file")
-    p.add_argument("--env", help="the environment (needed for SwiftRL text and --evaluate "
-                                 "when the dataset does not record it)")
+    p.add_argument("--env", help="the environment: marks a text dataset's terminal flags, "
+                                 "checks every transition and reward against its model, "
+                                 "and is needed by --evaluate when the dataset does not "
+                                 "record it")
+    p.add_argument("--terminals", metavar="none|S,S,...",
+                   help="for a text dataset: how its terminal transitions are marked: "
+                        "'none' (no transition ends an episode) or the states whose entry "
+                        "ends one (default with --env: the environment's model)")
+    p.add_argument("--no-reward-check", action="store_true",
+                   help="accept rewards that differ from the environment's model (shaped "
+                        "rewards); transitions are still checked")
     p.add_argument("--output", "-o", help="save the combined table here (.npz)")
     p.add_argument("--evaluate", action="store_true", help="rate the learned policy too")
     p.add_argument("--episodes", type=int, default=1000)
@@ -269,7 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env", help="the environment (default: the one the table records)")
     p.add_argument("--episodes", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--gamma", type=float, default=0.99, help="discount of the optimal policy")
+    p.add_argument("--gamma", type=float, default=None,
+                   help="discount of the optimal policy (default: the training gamma the "
+                        "table records, else 0.99)")
     p.set_defaults(func=_cmd_evaluate)
 
     p = sub.add_parser("quality", help="check the quality targets with the default settings")
@@ -285,10 +460,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
     except (ValueError, FileNotFoundError) as error:
-        print(f"python -m rl {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        message = str(error).replace("\n", " ")
+        if isinstance(error, datasets.RewardMismatch):
+            message += "; pass --no-reward-check if the dataset's rewards are shaped"
+        print(f"python -m rl {args.command}: error: {message}", file=sys.stderr)
+        status = 2
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    return status
 
 
 if __name__ == "__main__":

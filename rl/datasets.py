@@ -502,8 +502,9 @@ def load_swiftrl_text(
                 )
         n_states, n_actions = model.n_states, model.n_actions
     else:
-        n_states = n_states if n_states is not None else int(max(s.max(initial=-1),
-                                                                  s2.max(initial=-1)) + 1)
+        marked = [int(t) for t in terminal_states] if terminal_states is not None else []
+        n_states = n_states if n_states is not None else int(max(
+            s.max(initial=-1), s2.max(initial=-1), max(marked, default=-1)) + 1)
         n_actions = n_actions if n_actions is not None else int(a.max(initial=-1) + 1)
         n_states, n_actions = max(n_states, 1), max(n_actions, 1)
     ds = Dataset(

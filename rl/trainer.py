@@ -198,7 +198,7 @@ class Trainer:
     ):
         if int(nr_dpus) < 1:
             raise ValueError(
-                f"nr_dpus={nr_dpus}: training needs at least one DPU; pass nr_dpus >= 1"
+                f"nr_dpus={nr_dpus}: training needs at least one DPU"
             )
         if not 1 <= int(nr_tasklets) <= kernel.MAX_TASKLETS:
             raise ValueError(
@@ -243,6 +243,8 @@ class Trainer:
                 change).
         """
         c = self.config
+        if len(dataset) == 0:
+            raise ValueError("the dataset has no transitions: there is nothing to train on")
         try:
             dataset.validate()
         except ValueError as error:
@@ -270,8 +272,8 @@ class Trainer:
         if self.tables == "wram" and not fits:
             raise ValueError(
                 f"tables='wram', but {t} tables of {s} x {a} entries (with their counts, "
-                f"{t * tb} bytes) do not fit in a DPU's 64 KiB WRAM; use tables='auto' "
-                f"or 'mram', or fewer tasklets"
+                f"{t * tb} bytes) do not fit in a DPU's 64 KiB WRAM; let them go to MRAM "
+                f"(table placement 'auto' or 'mram'), or use fewer tasklets"
             )
         use_wram = fits if self.tables == "auto" else self.tables == "wram"
         needed = offset + region + tb

@@ -48,9 +48,9 @@ def test_errors_name_the_problem(tmp_path: Path, capsys):
     err = capsys.readouterr().err
     assert "unknown environment 'Pong-v5'" in err and "FrozenLake-v1" in err
     assert main(["train", str(tmp_path / "missing.npz")]) == 2
-    assert "no dataset file" in capsys.readouterr().err
+    assert "no such dataset file" in capsys.readouterr().err
     assert main(["demo", "--dpus", "0", "-n", "100"]) == 2
-    assert "at least one DPU" in capsys.readouterr().err
+    assert "--dpus 0 is out of range: it must lie in 1..2560" in capsys.readouterr().err
 
 
 def test_module_runs_as_a_program():
