@@ -89,3 +89,39 @@ def test_past_the_end_of_mram_faults_in_both_modes():
         assert "runs past the end of the 64 MiB MRAM" in result.stdout or (
             "outside MRAM" in result.stdout and env
         )
+
+
+def test_mram_pointer_made_from_an_offset_dereferences_like_hardware():
+    """Only the low 26 bits of an MRAM address count: a program without __mram variables
+    has its heap at MRAM offset 0, and `(__mram_ptr T *)offset` reaches it directly."""
+    import numpy as np
+
+    import pyupmem as pim
+
+    program = pim.build_program(
+        """
+        #include <defs.h>
+        #include <stdint.h>
+        __host uint64_t seen;
+        int main(void)
+        {
+            if (me() == 0) {
+                __mram_ptr uint64_t *at = (__mram_ptr uint64_t *)(uintptr_t)0x20000;
+                seen = at[1];      /* read through the offset */
+                at[2] = seen + 1;  /* and write */
+            }
+            return 0;
+        }
+        """,
+        nr_tasklets=2,
+        name="offset_pointer",
+        backend="emulator",
+    )
+    with pim.DpuSet(2, backend="emulator") as dpus:
+        dpus.load(program)
+        heap = "__sys_used_mram_end"
+        dpus.scatter(heap, np.array([[0, 41, 0], [0, 99, 0]], np.uint64), offset=0x20000)
+        dpus.launch()
+        assert np.ravel(dpus.gather("seen", np.uint64, 1)).tolist() == [41, 99]
+        after = dpus.gather(heap, np.uint64, 3, offset=0x20000)
+        assert after[:, 2].tolist() == [42, 100]

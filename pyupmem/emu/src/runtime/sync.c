@@ -79,7 +79,7 @@ void mutex_unlock(mutex_id_t mutex)
 
 void sem_take(sem_t *sem)
 {
-    while (sem->count <= 0)
+    while (sem->count == 0)
         __dpurt_block(sem, "sem_take");
     sem->count--;
 }
