@@ -262,7 +262,8 @@ class Trainer:
         offset = kernel.RECORD_BYTES * max_share
         region = t * tb
         combined_offset = offset + region
-        buffer = kernel.buffer_transitions(c.layout, c.chunk)
+        block = kernel.choose_block(s, a, t)
+        buffer = kernel.buffer_transitions(c.layout, c.chunk, block)
         if kernel.wram_needed(s, a, t, buffer, False) > kernel.WRAM_BYTES:
             raise ValueError(
                 f"{t} tasklets' buffers for {a} actions do not fit in a DPU's 64 KiB WRAM; "
@@ -286,7 +287,7 @@ class Trainer:
                 f"state space"
             )
         return kernel.MemoryPlan(shares, max_share, offset, tb, region, needed, use_wram,
-                                 combined_offset)
+                                 combined_offset, block)
 
     # ------------------------------------------------------------------ training
 
@@ -323,7 +324,7 @@ class Trainer:
         setup_start = time.perf_counter()
         program = pyupmem.build_program(
             kernel.kernel_source(), nr_tasklets=n_t, name="rl_learner",
-            defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk),
+            defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk, plan.block),
             backend=self.backend,
         )
         combined = np.zeros((n_s, n_a), dtype=dtype)
