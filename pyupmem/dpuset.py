@@ -1339,7 +1339,18 @@ class DpuSet(_Node):
         self._rank_cache: list[tuple[C.dpu_set_t, int, int]] | None = None
         self._backend = backend if isinstance(backend, Backend) else find_backend(backend)
         if nr_dpus is not None and nr_ranks is not None:
-            raise ValueError("give nr_dpus or nr_ranks, not both")
+            raise ArgumentValueError("give nr_dpus or nr_ranks, not both")
+        for label, value in (("nr_dpus", nr_dpus), ("nr_ranks", nr_ranks)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | np.integer)
+            ):
+                raise ArgumentTypeError(
+                    f"{label} must be an int (or None for every DPU), got "
+                    f"{type(value).__name__} {value!r}" + (
+                        f"; convert it first: {label}=int({value!r})"
+                        if isinstance(value, str | float) else ""
+                    )
+                )
         emulator_keys: dict[str, object | None] = {"emuStrict": strict, "emuSchedule": schedule}
         if scatter_gather is not None:
             emulator_keys["sgXferEnable"] = bool(scatter_gather)
@@ -1426,7 +1437,12 @@ class DpuSet(_Node):
         return self._closed
 
     def __enter__(self) -> DpuSet:
+        self._lib()  # a freed set cannot be used again
         return self
+
+    def __len__(self) -> int:
+        self._lib()
+        return self._count
 
     def __exit__(self, *exc_info: object) -> None:
         self.free()

@@ -100,14 +100,7 @@ def checked_input(
     if info.dtype.itemsize == 1 and info.dtype.kind in "iu" and info.shape:
         return as_input_array(data)  # a byte array is raw storage: any data is bytes
     if isinstance(data, (*_PY_SCALARS, list, tuple)):
-        try:
-            with np.errstate(over="raise", invalid="raise"):
-                array = np.ascontiguousarray(np.asarray(data, dtype=info.dtype))
-        except (OverflowError, ValueError, TypeError, FloatingPointError) as error:
-            raise SymbolTypeError(
-                f"{call}: {data!r} does not convert to {symbol.describe()}: {error}. Fix: pass "
-                f"values that fit {info.dtype}"
-            ) from error
+        array = _converted(symbol, data, call)
     else:
         array = as_input_array(data)
     if array.dtype is not info.dtype and array.dtype != info.dtype:
@@ -132,6 +125,30 @@ def checked_input(
             "Fix: reshape the data, or pass raw=True to move the bytes as they are"
         )
     return array
+
+
+def _converted(symbol: Symbol, data: Any, call: str) -> np.ndarray:
+    """Python numbers or lists as the symbol's dtype, refusing values that change."""
+    dtype = symbol.dtype
+    assert dtype is not None
+    problem = ""
+    try:
+        original = np.asarray(data)
+        if dtype.kind in "iub" and original.dtype.kind == "f":
+            if not np.all(original == np.trunc(original)):
+                problem = "a fraction would be lost"
+        if dtype.kind in "iu" and original.dtype.kind in "iu" and original.size:
+            limits = np.iinfo(dtype)
+            if original.min() < limits.min or original.max() > limits.max:
+                problem = f"out of the range of {dtype} ({limits.min}..{limits.max})"
+        if not problem:
+            return np.ascontiguousarray(np.asarray(data, dtype=dtype))
+    except (OverflowError, ValueError, TypeError) as error:
+        problem = str(error)
+    raise SymbolTypeError(
+        f"{call}: {data!r} does not convert to {symbol.describe()}: {problem}. Fix: pass "
+        f"values that fit {dtype}, or a numpy array of that dtype"
+    )
 
 
 def _fits(shape: tuple[int, ...], target: tuple[int, ...], first: int) -> bool:
