@@ -135,3 +135,17 @@ def test_phase_timer_records_the_estimated_hardware_time_per_phase():
     # 16 tasklets x 10 reads of 2 KiB queue on the DMA engine: about 0.5 ms at 350 MHz.
     assert 16 * 10 * 1101 / 350e6 <= kernel.seconds <= 1.05 * 16 * 10 * 1101 / 350e6
     assert "hw est. ms" in timer.table()
+
+
+def test_unmodified_c_host_reports_the_estimate_with_pyupmem_emu_timing():
+    from emu_support import build_host, run
+
+    dpu = build_dpu("dma_rules.c", "-DNR_TASKLETS=4")
+    result = run([build_host("run_dma_rules.c"), dpu, 0, 2, ""], PYUPMEM_EMU_TIMING="1")
+    assert "launch=0" in result.stdout
+    reports = [line for line in result.stderr.splitlines() if "estimated on hardware" in line]
+    assert len(reports) == 2  # one per synchronous launch
+    assert reports[0].startswith("pyupmem emulator: launch on 2 DPUs: ")
+    assert "at 350 MHz); " in reports[0] and reports[0].endswith(" ms emulated")
+    quiet = run([build_host("run_dma_rules.c"), dpu, 0, 2, ""])
+    assert "estimated on hardware" not in quiet.stderr

@@ -199,6 +199,14 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
     return cost
 
 
+BYTE_LOOPS = {"memcpy", "memmove", "memset"}
+
+
+def _callee(operand_text: str) -> str:
+    """The function a call or jump names (``memcpy@PLT`` -> ``memcpy``)."""
+    return operand_text.strip().split("@")[0]
+
+
 def _is_local(target: str) -> bool:
     return target.startswith(".L")
 
@@ -279,6 +287,10 @@ def instrument(assembly: str) -> tuple[str, int]:
         if leaves:
             # Publish the count for the runtime (calls into it, the end of main).
             close_run()
+            if _callee(operand_text) in BYTE_LOOPS:
+                # The C library's memcpy, memmove, memset are loops on a DPU: about one
+                # instruction per byte, and the byte count is the third argument (rdx).
+                out.append(f"\tleaq\t({COUNTER},%rdx), {COUNTER}")
             out.append(f"\tmovq\t{COUNTER}, {PUBLISHED}(%rip)")
             out.append(line)
             continue

@@ -79,6 +79,8 @@ struct emu_allocation {
     int mram_fd;
     uint8_t *mram; /* nr_dpus x 64 MiB, mapped */
     struct dpu_program_t *programs;
+    double launched_ns;     /* CLOCK_MONOTONIC of the last launch */
+    bool launch_unreported; /* PYUPMEM_EMU_TIMING: its estimate is still to be printed */
 };
 
 /* A dpu_set_t resolved to a contiguous range of one allocation's DPUs. */

@@ -19,6 +19,8 @@
 #define DMA_READ_LATENCY 77u
 #define DMA_WRITE_LATENCY 61u
 #define MRAM_OFFSET_MASK ((uintptr_t)EMU_MRAM_SIZE - 1)
+/* DPU instructions that set up and issue a DMA (address arithmetic, ldma/sdma). */
+#define DMA_ISSUE_COST 3
 
 static int in_mram(uintptr_t address, size_t length)
 {
@@ -88,6 +90,7 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
                       what, (unsigned long)mram, (unsigned long)(mram + bytes));
     if (in_mram(wram, 1))
         __dpurt_fault(file, line, "%s: the WRAM buffer %p is an MRAM address", what, (void *)wram);
+    __dpurt_charge(DMA_ISSUE_COST);
     __dpurt_dma_turn();
     if (to_mram)
         memmove((void *)mram, (const void *)wram, bytes);

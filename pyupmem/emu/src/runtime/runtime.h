@@ -31,6 +31,10 @@ extern struct dpurt_state __dpurt;
 /* tasklets.c: the scheduler and the time model */
 void __dpurt_tasklets_init(void);
 void __dpurt_run_launch(void);
+/* Charges the running tasklet `instructions` DPU instructions of runtime code that the
+ * DPU would run in its place (the emulator's own code is not counted); only for programs
+ * that count their instructions. */
+void __dpurt_charge(uint32_t instructions);
 /* The running tasklet's modelled clock, in DPU cycles. */
 uint64_t __dpurt_clock(void);
 /* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2

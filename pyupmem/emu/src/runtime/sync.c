@@ -13,6 +13,13 @@
 
 #include "runtime.h"
 
+/* DPU instructions of the SDK's runtime code for each primitive (acquire/release of the
+ * guarding atomic bit, the count, the wait queue), charged to the caller. */
+#define BARRIER_COST 15
+#define MUTEX_COST 2
+#define SEMAPHORE_COST 10
+#define HANDSHAKE_COST 10
+
 /* Mutexes that are taken. The hardware keeps their state in atomic bits, apart from
  * WRAM, so a mutex's own byte and its neighbours are never written. */
 #define MAX_HELD_MUTEXES 256u
@@ -29,6 +36,7 @@ void __dpurt_sync_reset(void)
 
 void barrier_wait(barrier_t *barrier)
 {
+    __dpurt_charge(BARRIER_COST);
     unsigned expected = barrier->initial_count;
     if (expected == 0 || expected > __dpurt.nr_tasklets || barrier->count == 0 ||
         barrier->count > expected)
@@ -54,6 +62,7 @@ static int find_held(const void *mutex)
 
 bool mutex_trylock(mutex_id_t mutex)
 {
+    __dpurt_charge(MUTEX_COST);
     if (find_held(mutex) >= 0)
         return false;
     if (nr_held_mutexes == MAX_HELD_MUTEXES)
@@ -70,6 +79,7 @@ void mutex_lock(mutex_id_t mutex)
 
 void mutex_unlock(mutex_id_t mutex)
 {
+    __dpurt_charge(MUTEX_COST);
     int index = find_held(mutex);
     if (index < 0)
         return; /* unlocking a free mutex leaves it free, as releasing a clear bit does */
@@ -79,6 +89,7 @@ void mutex_unlock(mutex_id_t mutex)
 
 void sem_take(sem_t *sem)
 {
+    __dpurt_charge(SEMAPHORE_COST);
     while (sem->count == 0)
         __dpurt_block(sem, "sem_take");
     sem->count--;
@@ -86,12 +97,14 @@ void sem_take(sem_t *sem)
 
 void sem_give(sem_t *sem)
 {
+    __dpurt_charge(SEMAPHORE_COST);
     sem->count++;
     __dpurt_wake(sem);
 }
 
 void handshake_notify(void)
 {
+    __dpurt_charge(HANDSHAKE_COST);
     unsigned self = __dpurt.current;
     while (handshake_waiter[self] == 0)
         __dpurt_block(&handshake_waiter[self], "handshake_notify");
@@ -101,6 +114,7 @@ void handshake_notify(void)
 
 int handshake_wait_for(sysname_t notifier)
 {
+    __dpurt_charge(HANDSHAKE_COST);
     if (notifier >= __dpurt.nr_tasklets)
         __dpurt_fault(NULL, 0, "handshake_wait_for(%u): the program has only %u tasklets", notifier,
                       __dpurt.nr_tasklets);

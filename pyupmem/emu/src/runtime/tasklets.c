@@ -118,6 +118,15 @@ static uint64_t pipeline_bound(uint64_t latest)
     return bound > latest ? bound : latest;
 }
 
+void __dpurt_charge(uint32_t instructions)
+{
+    if (!__dpurt.counting)
+        return;
+    count_instructions();
+    tasklets[__dpurt.current].clock += (uint64_t)instructions * PIPELINE_INTERVAL;
+    __dpurt.instructions += instructions;
+}
+
 uint64_t __dpurt_clock(void)
 {
     count_instructions();

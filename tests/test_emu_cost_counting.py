@@ -1,0 +1,87 @@
+"""The counting assembler (pyupmem/emu/toolchain/dpu_cost_as.py): the DPU cost of x86-64
+instructions, and where the count is added and published in gcc's assembly."""
+
+import importlib.util
+
+import pytest
+
+from pyupmem import emu
+
+spec = importlib.util.spec_from_file_location(
+    "dpu_cost_as", emu.SOURCE_DIR / "toolchain" / "dpu_cost_as.py"
+)
+cost_as = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(cost_as)
+
+
+@pytest.mark.parametrize(
+    "instruction, cost",
+    [
+        ("addl %eax, %edx", 1),  # 32-bit arithmetic
+        ("addq %rax, %rdx", 2),  # 64-bit: a register pair with carry
+        ("addq $8, %rdi", 2),
+        ("leaq 8(%rdi), %rdi", 1),  # address arithmetic: 32-bit pointers on a DPU
+        ("movl (%rdi), %eax", 1),  # a load
+        ("movl %eax, 4(%rdi)", 1),  # a store
+        ("movl (%rdi,%rcx,4), %eax", 2),  # indexed: the address takes one more
+        ("addl %eax, (%rdi)", 3),  # read-modify-write
+        ("imull %esi, %eax", 30),  # 32-bit multiply: 8x8 steps
+        ("imull $10, %eax, %eax", 3),  # by a constant: shifts and adds
+        ("imulq %rsi, %rax", 130),
+        ("idivl %ecx", 25),
+        ("divq %rcx", 245),
+        ("addss %xmm1, %xmm0", 65),  # software float
+        ("mulsd %xmm1, %xmm0", 654),  # software double
+        ("jne .L3", 1),
+        ("call foo", 1),
+        ("nop", 0),
+    ],
+)
+def test_instruction_costs(instruction, cost):
+    mnemonic, _, operands = instruction.partition(" ")
+    assert cost_as.instruction_cost(mnemonic, operands) == cost
+
+
+ASSEMBLY = """\
+\t.text
+\t.globl\tf
+f:
+\tmovl\t(%rdi), %eax
+\taddl\t%esi, %eax
+\tcmpl\t$3, %eax
+\tjne\t.L2
+\tcall\tg
+.L2:
+\tmovq\t%rax, %rdx
+\tjmp\tmemcpy
+\t.section\t.rodata
+\t.long\t1
+"""
+
+
+def test_each_run_adds_its_cost_and_the_count_is_published_before_calls():
+    instrumented, runs = cost_as.instrument(ASSEMBLY)
+    lines = [line.strip() for line in instrumented.splitlines()]
+    # First run: load, add, compare-and-branch (one DPU instruction) = 3.
+    assert lines[lines.index("f:") + 1] == "leaq\t3(%r15), %r15"
+    # The call after the branch: its own run, published before the call.
+    call = lines.index("call\tg")
+    assert lines[call - 2 : call] == [
+        "leaq\t1(%r15), %r15",
+        "movq\t%r15, __dpurt_instructions(%rip)",
+    ]
+    # A tail call to memcpy also adds one instruction per byte copied (rdx).
+    jump = lines.index("jmp\tmemcpy")
+    assert lines[jump - 2 : jump] == [
+        "leaq\t(%r15,%rdx), %r15",
+        "movq\t%r15, __dpurt_instructions(%rip)",
+    ]
+    assert runs == 3
+    # Data sections are left alone; the object is marked as counting.
+    assert lines[lines.index(".long\t1") - 1] == ".section\t.rodata"
+    assert "__pyupmem_cost_counted:" in lines
+
+
+def test_assembly_without_code_is_not_marked():
+    instrumented, runs = cost_as.instrument("\t.data\nx:\n\t.long\t1\n")
+    assert runs == 0 and "__pyupmem_cost_counted" not in instrumented
