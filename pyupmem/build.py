@@ -26,7 +26,7 @@ dependencies (their digests are remembered per file size and modification time).
 
 **Warnings and the log.** :attr:`Program.build_log <pyupmem.Program.build_log>` holds what
 the compiler printed. When it printed warnings, the build issues one
-:class:`~pyupmem.errors.CompileWarning` (silence it with the :mod:`warnings` filters).
+:class:`~pyupmem.errors.CompileWarning` (silence it with the ``warnings`` filters).
 
 **A private cache.** A cached binary runs as native code on the emulator, so the cache
 refuses, with :class:`~pyupmem.errors.CacheFolderError`, a folder that another user owns
