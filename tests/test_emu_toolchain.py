@@ -6,7 +6,8 @@ import shutil
 import subprocess
 import sys
 
-from emu_support import PROGRAMS
+import pytest
+from emu_support import PROGRAMS, emulator, toolchain_env
 
 
 def test_sdk_makefile_builds_and_runs_unchanged(tmp_path):
@@ -43,3 +44,29 @@ def test_pkg_config_rejects_unknown_flags():
     )
     assert result.returncode == 1
     assert "unsupported argument '--frobnicate'" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler (g++) on this machine")
+def test_cxx_dpu_program_uses_the_runtime(tmp_path):
+    import numpy as np
+
+    import pyupmem as pim
+
+    binary = tmp_path / "cxx_kernel"
+    compiler = emulator().upmem_home / "bin" / "clang++"
+    subprocess.run(
+        [
+            str(compiler),
+            "-O2",
+            "-DNR_TASKLETS=4",
+            "-o",
+            str(binary),
+            str(PROGRAMS / "cxx_kernel.cpp"),
+        ],
+        check=True,
+        env=toolchain_env(),
+    )
+    with pim.DpuSet(2, backend="emulator") as dpus:
+        dpus.load(binary)
+        dpus.launch()
+        assert np.ravel(dpus.gather("total", np.uint32, 1)).tolist() == [4, 4]

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <attributes.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 void *__dpurt_mem_alloc(size_t size, const char *file, int line);
 #define mem_alloc(size) __dpurt_mem_alloc((size), __FILE__, __LINE__)
 /** Frees everything mem_alloc gave. */
@@ -22,5 +26,9 @@ typedef struct __dpurt_fsb *fsb_allocator_t;
 fsb_allocator_t fsb_alloc(unsigned int block_size, unsigned int nb_of_blocks);
 void *fsb_get(fsb_allocator_t allocator);
 void fsb_free(fsb_allocator_t allocator, void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

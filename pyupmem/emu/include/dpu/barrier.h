@@ -8,6 +8,10 @@
 #include <atomic_bit.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 typedef struct barrier_t {
     uint8_t wait_queue;    /* 0xff: nobody waits (the emulator keeps its own queue) */
     uint8_t count;         /* tasklets still to arrive */
@@ -21,5 +25,9 @@ typedef struct barrier_t {
     barrier_t _name = {0xff, (_count), (_count), 0};
 
 void barrier_wait(barrier_t *barrier);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

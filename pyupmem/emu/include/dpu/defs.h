@@ -5,6 +5,10 @@
 #include <attributes.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 #ifndef NR_TASKLETS
 #define NR_TASKLETS 1
 #endif
@@ -18,5 +22,9 @@ sysname_t me(void);
 void halt(void) __attribute__((noreturn));
 /** Bytes left on the calling tasklet's emulated stack (never negative here). */
 int check_stack(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <attributes.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 extern char __sys_used_mram_end[];
 /** The first MRAM byte not used by the program's MRAM variables. */
 #define DPU_MRAM_HEAP_POINTER ((__mram_ptr void *)(__sys_used_mram_end))
@@ -20,5 +24,9 @@ void __dpurt_mram_write(const void *from, void *to, unsigned int nb_of_bytes, co
     __dpurt_mram_read((const void *)(from), (void *)(to), (nb_of_bytes), __FILE__, __LINE__)
 #define mram_write(from, to, nb_of_bytes)                                                          \
     __dpurt_mram_write((const void *)(from), (void *)(to), (nb_of_bytes), __FILE__, __LINE__)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

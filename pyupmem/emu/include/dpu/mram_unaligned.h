@@ -4,6 +4,10 @@
 
 #include <mram.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 void *__dpurt_mram_read_unaligned(const void *from, void *buffer, unsigned int nb_of_bytes,
                                   const char *file, int line);
 void __dpurt_mram_write_unaligned(const void *from, void *dest, unsigned int nb_of_bytes,
@@ -14,5 +18,9 @@ void __dpurt_mram_write_unaligned(const void *from, void *dest, unsigned int nb_
     __dpurt_mram_read_unaligned((const void *)(from), (void *)(buffer), (nb_of_bytes), __FILE__, __LINE__)
 #define mram_write_unaligned(from, dest, nb_of_bytes)                                              \
     __dpurt_mram_write_unaligned((const void *)(from), (void *)(dest), (nb_of_bytes), __FILE__, __LINE__)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

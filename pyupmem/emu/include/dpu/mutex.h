@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 typedef uint8_t *mutex_id_t;
 
 #define MUTEX_INIT(_name)                                                                          \
@@ -18,5 +22,9 @@ void mutex_lock(mutex_id_t mutex);
 /** Takes the mutex if it is free; returns true when taken. */
 bool mutex_trylock(mutex_id_t mutex);
 void mutex_unlock(mutex_id_t mutex);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

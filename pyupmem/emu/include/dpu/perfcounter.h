@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 typedef uint64_t perfcounter_t;
 typedef enum _perfcounter_config_t {
     COUNT_SAME = 0,
@@ -21,5 +25,9 @@ typedef enum _perfcounter_config_t {
 
 perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value);
 perfcounter_t perfcounter_get(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

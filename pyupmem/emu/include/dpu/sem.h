@@ -6,6 +6,10 @@
 #include <atomic_bit.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 typedef struct sem_t {
     uint8_t wait_queue;    /* 0xff: nobody waits (the emulator keeps its own queue) */
     uint8_t count;         /* tokens available */
@@ -22,5 +26,9 @@ typedef struct sem_t {
 void sem_take(sem_t *sem);
 /** Increments the count, waking one waiter. */
 void sem_give(sem_t *sem);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <attributes.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* C++ DPU programs: the runtime has C linkage */
+#endif
+
 #ifndef SEQREAD_CACHE_SIZE
 #define SEQREAD_CACHE_SIZE 256
 #endif
@@ -53,5 +57,9 @@ static inline __mram_ptr void *seqread_tell(void *ptr, seqreader_t *reader)
     (void)reader;
     return ptr;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
