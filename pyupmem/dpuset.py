@@ -455,13 +455,13 @@ class _Node:
         resolved = symbol if type(symbol) is Symbol else self._resolve(symbol, "dpu_copy_to")
         info = resolved.type_info if resolved is not None and not raw else None
         if (
-            info is not None
-            or type(data) is not np.ndarray
-            or not data.flags.c_contiguous
+            type(data) is np.ndarray
+            and data.flags.c_contiguous
+            and (info is None or (data.dtype is info.dtype and data.shape == info.shape))
         ):
-            array = checked_input(resolved if not raw else None, data, offset, "write")
+            array = data  # the per-call hot path: nothing to convert or check
         else:
-            array = data
+            array = checked_input(resolved if not raw else None, data, offset, "write")
         length = array.nbytes
         # The full check (which raises with the rule and the fix) only when a rule is broken:
         # this is the per-call hot path.
