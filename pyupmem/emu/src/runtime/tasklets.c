@@ -6,9 +6,11 @@
  * there its clock advances by what the hardware would charge (the DMA engine's time,
  * the time the others took to release it, the instructions it issued when they are
  * counted), and the scheduler resumes the runnable tasklet whose clock is furthest
- * behind, ties in round-robin order. That one mechanism gives both the hardware's
- * interleaving (a DMA lets the others run; tasklets released together take turns) and
- * a time estimate (the launch's cycles are the largest clock). A tasklet that runs long
+ * behind, ties in round-robin order; DMAs reach the DPU's one engine in modelled-time
+ * order. That one mechanism gives both the hardware's interleaving (a DMA lets the
+ * others run; tasklets released together take turns) and a time estimate (the launch's
+ * cycles are the largest clock, or the DPU's one instruction per cycle where that is
+ * the bound). A tasklet that runs long
  * without a switch point (a spin-wait on a WRAM flag) is preempted by a CPU-time timer,
  * so the tasklet it waits for gets to run. */
 #define _GNU_SOURCE
