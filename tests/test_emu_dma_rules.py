@@ -125,3 +125,31 @@ def test_mram_pointer_made_from_an_offset_dereferences_like_hardware():
         assert np.ravel(dpus.gather("seen", np.uint64, 1)).tolist() == [41, 99]
         after = dpus.gather(heap, np.uint64, 3, offset=0x20000)
         assert after[:, 2].tolist() == [42, 100]
+
+
+def test_one_warning_per_line_for_the_whole_process(tmp_path):
+    """Several DPU sets in one process, one after the other: still one warning per line."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "twice.py"
+    script.write_text(
+        "import numpy as np, pyupmem as pim, sys\n"
+        "for _ in range(3):\n"
+        "    with pim.DpuSet(2, backend='emulator') as dpus:\n"
+        "        dpus.load(sys.argv[1])\n"
+        "        dpus.write('mode', np.uint32(1))\n"
+        "        dpus.launch()\n"
+    )
+    dpu = build_dpu("dma_rules.c", "-g", "-DNR_TASKLETS=4")
+    env = {**os.environ, "PYUPMEM_EMU_QUIET": ""}
+    done = subprocess.run(
+        [sys.executable, str(script), str(dpu)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(warnings_of(done.stderr)) == 1, done.stderr

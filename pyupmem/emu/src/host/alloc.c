@@ -31,8 +31,30 @@ int emu_memfd(const char *name, uint64_t size)
     return high;
 }
 
+/* Source lines already warned about by the DPU runtime, for the whole process: each new
+ * allocation starts from them, so a warning is printed once per line per process. */
+static uint64_t warned_lines[EMU_WARNED_SLOTS];
+
+static void remember_warnings(const struct emu_control *control)
+{
+    pthread_mutex_lock(&ranks_lock);
+    for (uint32_t i = 0; i < EMU_WARNED_SLOTS; i++) {
+        uint64_t key = atomic_load(&control->warned[i]);
+        for (uint32_t probe = 0; key != 0 && probe < EMU_WARNED_SLOTS; probe++) {
+            uint64_t *entry = &warned_lines[(key + probe) % EMU_WARNED_SLOTS];
+            if (*entry == 0 || *entry == key) {
+                *entry = key;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&ranks_lock);
+}
+
 static void destroy(struct emu_allocation *allocation)
 {
+    if (allocation->control != NULL && allocation->control != MAP_FAILED)
+        remember_warnings(allocation->control);
     if (allocation->mram != NULL && allocation->mram != MAP_FAILED)
         munmap(allocation->mram, (size_t)allocation->nr_dpus * EMU_MRAM_SIZE);
     if (allocation->control != NULL && allocation->control != MAP_FAILED)
@@ -81,6 +103,10 @@ static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, const struct em
     allocation->control->shuffle = profile->shuffle;
     allocation->control->shuffle_seed = profile->shuffle_seed;
     allocation->control->clock_mhz = profile->clock_mhz;
+    pthread_mutex_lock(&ranks_lock);
+    for (uint32_t i = 0; i < EMU_WARNED_SLOTS; i++)
+        atomic_store(&allocation->control->warned[i], warned_lines[i]);
+    pthread_mutex_unlock(&ranks_lock);
 
     pthread_mutex_lock(&ranks_lock);
     allocation->first_rank_id = ranks_in_use;
