@@ -22,12 +22,15 @@ the emulator's wall time.
 
 from __future__ import annotations
 
+import difflib
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from pyupmem.errors import ArgumentValueError
 
 CPU_DPU = "CPU-DPU"
 """Host-to-DPU transfers."""
@@ -53,8 +56,23 @@ _ALIASES = {
 }
 
 
-def _canonical(name: str) -> str:
-    return _ALIASES.get(name.lower(), name)
+_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
+
+
+def _canonical(name: str, extra: tuple[str, ...] = ()) -> str:
+    """The standard name of phase ``name``; other names must be declared in ``extra``."""
+    if name in PHASES or name in extra:
+        return name
+    standard = _ALIASES.get(name.lower())
+    if standard is not None:
+        return standard
+    known = [*PHASES, *_ALIASES, *extra]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ArgumentValueError(
+        f"unknown phase {name!r}.{hint} The phases are {', '.join(map(repr, PHASES))} (or "
+        f"their aliases such as 'kernel'); declare others with PhaseTimer(extra_phases=[...])"
+    )
 
 
 @dataclass(frozen=True)
@@ -82,19 +100,24 @@ class PhaseTimer:
     """Records the time of named phases over repetitions, leaving warm-ups out.
 
     Phase names are the four standard ones (:data:`PHASES`; ``"kernel"``, ``"cpu_dpu"``
-    ... are accepted as aliases) or any other name, reported after them. Time spent in a
-    phase several times within one repetition adds up.
+    ... are accepted as aliases) or names declared in ``extra_phases``, reported after
+    them; any other name is an error, so that a misspelt phase is not silently a new
+    one. Time spent in a phase several times within one repetition adds up.
 
     Args:
         warmup: repetitions run first and not recorded by :meth:`repetitions`.
         dpus: a DPU set (anything with ``hardware_seconds()``) whose estimated hardware
             time each phase also records (see :meth:`estimates`).
+        extra_phases: names of phases other than the four standard ones (a misspelt
+            standard name is an error, not a new phase).
     """
 
-    def __init__(self, warmup: int = 1, dpus: Any = None):
-        if warmup < 0:
-            raise ValueError("warmup must be >= 0")
+    def __init__(self, warmup: int = 1, dpus: Any = None, extra_phases: Iterable[str] = ()):
+        if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+            raise ArgumentValueError(f"warmup must be a whole number >= 0, got {warmup!r}")
         self.warmup = warmup
+        self.extra_phases = tuple(extra_phases)
+        """The declared phases beyond the standard four."""
         self.dpus = dpus
         self._samples: dict[str, list[float]] = {}
         self._estimates: dict[str, list[float]] = {}
@@ -134,7 +157,7 @@ class PhaseTimer:
 
         Outside :meth:`repetitions`, each block is one recorded sample.
         """
-        name = _canonical(name)
+        name = _canonical(name, self.extra_phases)
         estimated = self.dpus.hardware_seconds() if self.dpus is not None else None
         start = time.perf_counter()
         try:
@@ -146,7 +169,7 @@ class PhaseTimer:
 
     def add_estimate(self, name: str, seconds: float) -> None:
         """Add ``seconds`` of estimated hardware time to phase ``name``."""
-        name = _canonical(name)
+        name = _canonical(name, self.extra_phases)
         if self._current_estimates is not None:
             self._current_estimates[name] = self._current_estimates.get(name, 0.0) + seconds
         elif self._recording:
@@ -155,11 +178,11 @@ class PhaseTimer:
     def estimates(self, name: str) -> list[float]:
         """The estimated hardware times of phase ``name``, in seconds, one per repetition
         (empty without ``dpus``)."""
-        return list(self._estimates.get(_canonical(name), []))
+        return list(self._estimates.get(_canonical(name, self.extra_phases), []))
 
     def add(self, name: str, seconds: float) -> None:
         """Add ``seconds`` to phase ``name`` (for times measured elsewhere)."""
-        name = _canonical(name)
+        name = _canonical(name, self.extra_phases)
         if self._current is not None:
             self._current[name] = self._current.get(name, 0.0) + seconds
         elif self._recording:
@@ -167,7 +190,7 @@ class PhaseTimer:
 
     def samples(self, name: str) -> list[float]:
         """The recorded times of phase ``name``, in seconds, one per repetition."""
-        return list(self._samples.get(_canonical(name), []))
+        return list(self._samples.get(_canonical(name, self.extra_phases), []))
 
     def phases(self) -> list[str]:
         """The phases recorded: the standard ones first, in order, then the others."""
@@ -200,7 +223,11 @@ class PhaseTimer:
             unit: ``"s"``, ``"ms"`` or ``"us"``.
             title: a line printed above the table.
         """
-        scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
+        if unit not in _UNITS:
+            raise ArgumentValueError(
+                f"unknown unit {unit!r}: use one of {', '.join(map(repr, _UNITS))}"
+            )
+        scale = _UNITS[unit]
         stats = self.stats()
         total = sum(s.mean for s in stats.values())
         width = max([len("phase"), len("total"), *(len(n) for n in stats)])

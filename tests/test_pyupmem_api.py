@@ -310,7 +310,7 @@ def test_cli_runs_as_a_module() -> None:
 
 
 def test_phase_timer() -> None:
-    timer = pim.PhaseTimer(warmup=2)
+    timer = pim.PhaseTimer(warmup=2, extra_phases=["merge"])
     seen = []
     for rep in timer.repetitions(3):
         seen.append(rep)
@@ -331,3 +331,17 @@ def test_phase_timer() -> None:
     assert "CPU-DPU" in table and "DPU kernel" in table and "total" in table
     assert "3 measured repetitions, 2 warm-up" in table
     assert timer.total() == pytest.approx(sum(s.mean for s in stats.values()))
+
+
+def test_phase_timer_refuses_misspelt_phases_and_units() -> None:
+    timer = pim.PhaseTimer(warmup=0)
+    with pytest.raises(ValueError, match="unknown phase 'kernal'. Did you mean 'kernel'"):
+        with timer.phase("kernal"):
+            pass
+    with pytest.raises(pim.PyUpmemError, match="extra_phases"):
+        timer.add("merge", 1.0)
+    timer.add("kernel", 1.0)
+    with pytest.raises(ValueError, match="unknown unit 'ns': use one of 's', 'ms', 'us'"):
+        timer.table(unit="ns")
+    with pytest.raises(ValueError, match="warmup must be a whole number"):
+        pim.PhaseTimer(warmup=-1)
