@@ -46,6 +46,8 @@ def test_fault_is_reported_and_contained(mode):
     fault_line = next(line for line in out.splitlines() if line.startswith("DPU fault: "))
     assert message in fault_line
     assert "tasklet 2" in fault_line
+    if mode == 8:  # a deadlock is the whole DPU's: named once, by its waiting tasklets
+        assert fault_line.endswith("(tasklet 2 in barrier_wait)"), fault_line
     if marker is not None:
         assert re.search(rf"faults\.c:{line_of(marker)}\)", fault_line), fault_line
     # A faulted DPU stays faulted until it is loaded again; then the whole set works.
@@ -67,3 +69,29 @@ def test_fault_message_also_goes_to_stderr():
         timeout=60,
     )
     assert "pyupmem emulator: DPU#0x0: mram_read: size 12" in result.stderr
+
+
+def test_many_faults_at_once_print_a_few_lines_not_one_per_dpu(tmp_path):
+    import os
+    import sys
+
+    script = tmp_path / "many.py"
+    script.write_text(
+        "import pyupmem as pim\n"
+        "p = pim.build_program('#include <defs.h>\\n#include <stdlib.h>\\n"
+        "int main(void){ if (me() == 0) abort(); return 0; }\\n', nr_tasklets=2, name='aborts')\n"
+        "with pim.DpuSet(128) as dpus:\n"
+        "    dpus.load(p)\n"
+        "    try:\n"
+        "        dpus.launch()\n"
+        "    except pim.DpuFaultError as error:\n"
+        "        print('faults', len(error.faults))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYUPMEM_EMU_QUIET"}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "faults 128" in done.stdout, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("pyupmem emulator:")]
+    assert len(lines) == 4, lines  # three faults, then one line saying there are more
+    assert "more DPUs faulted" in lines[-1]

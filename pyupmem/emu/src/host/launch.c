@@ -255,6 +255,7 @@ dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
     clock_gettime(CLOCK_MONOTONIC, &now);
     range.allocation->launched_ns = (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
     range.allocation->launch_unreported = true;
+    atomic_store(&control->faults_printed, 0);
     atomic_fetch_add(&control->running, range.count);
     for (uint32_t i = range.first; i < range.first + range.count; i++) {
         struct emu_slot *slot = &control->slots[i];

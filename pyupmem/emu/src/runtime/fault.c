@@ -17,6 +17,8 @@
 
 #include "runtime.h"
 
+#define MAX_FAULTS_PRINTED 3u
+
 struct dpurt_state __dpurt;
 
 /* PYUPMEM_EMU_QUIET set (and not "" or "0") keeps faults and warnings off stderr. */
@@ -53,10 +55,28 @@ static __attribute__((noreturn)) void report_fault(const char *message)
     if (slot->log_len > 0 && slot->log[slot->log_len - 1] != '\n')
         __dpurt_log_append("\n", 1);
     __dpurt_log_append(line, (size_t)length);
-    if (!quiet())
-        fprintf(stderr, "pyupmem emulator: DPU#0x%x: %s\n", slot->dpu_id, message);
+    /* The first few faults of a launch go to stderr too; with many DPUs faulting at once
+     * the rest are only in the error and the logs, not a screenful of the same line. */
+    if (!quiet()) {
+        uint32_t printed = atomic_fetch_add(&__dpurt_control->faults_printed, 1);
+        if (printed < MAX_FAULTS_PRINTED)
+            fprintf(stderr, "pyupmem emulator: DPU#0x%x: %s\n", slot->dpu_id, message);
+        else if (printed == MAX_FAULTS_PRINTED)
+            fprintf(stderr, "pyupmem emulator: more DPUs faulted; their messages are in the error "
+                            "and in each DPU's log\n");
+    }
     __dpurt_launch_finished(EMU_FAULT);
     _exit(1);
+}
+
+void __dpurt_fault_dpu(const char *format, ...)
+{
+    char message[EMU_FAULT_SIZE];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    report_fault(message);
 }
 
 void __dpurt_fault(const char *file, int line, const char *format, ...)

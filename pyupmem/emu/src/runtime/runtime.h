@@ -61,6 +61,8 @@ void __dpurt_sync_reset(void);
 void __dpurt_fault(const char *file, int line, const char *format, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 void __dpurt_install_fault_handlers(void);
+/* A fault of the whole DPU, not of one tasklet (the message names the tasklets). */
+void __dpurt_fault_dpu(const char *format, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void __dpurt_log_append(const char *text, size_t length);
 void __dpurt_launch_finished(uint32_t final_state);
 /* Prints a warning once per (rule, source line) for the whole allocation. */

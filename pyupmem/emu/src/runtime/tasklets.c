@@ -309,7 +309,7 @@ static __attribute__((noreturn)) void report_deadlock(void)
             used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%u in %s",
                                      used ? ", " : "", id, tasklets[id].waits_in);
     __dpurt.current = 0;
-    __dpurt_fault(NULL, 0, "deadlock: every live tasklet waits forever (tasklet %s)", detail);
+    __dpurt_fault_dpu("deadlock: every live tasklet waits forever (tasklet %s)", detail);
 }
 
 void __dpurt_run_launch(void)
