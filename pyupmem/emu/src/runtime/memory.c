@@ -96,7 +96,7 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
         memmove((void *)mram, (const void *)wram, bytes);
     else
         memmove((void *)wram, (const void *)mram, bytes);
-    __dpurt_dma(to_mram ? DMA_WRITE_LATENCY : DMA_READ_LATENCY, bytes);
+    __dpurt_dma_booked(to_mram ? DMA_WRITE_LATENCY : DMA_READ_LATENCY, bytes);
 }
 
 void __dpurt_mram_read(const void *from, void *to, unsigned int n, const char *file, int line)

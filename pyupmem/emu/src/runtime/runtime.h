@@ -40,9 +40,11 @@ uint64_t __dpurt_clock(void);
 /* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2
  * cycles after the engine is free; a switch point. */
 void __dpurt_dma(uint32_t latency, uint32_t bytes);
-/* Waits until the running tasklet's DMA is next in modelled time (called before the
- * copy, so that tasklets see each other's DMAs in that order; __dpurt_dma calls it too). */
+/* The two halves of __dpurt_dma, for a caller that copies in between: wait until the
+ * running tasklet's DMA is next in modelled time (so that tasklets see each other's
+ * DMAs in that order), then book the engine and let the others run. */
 void __dpurt_dma_turn(void);
+void __dpurt_dma_booked(uint32_t latency, uint32_t bytes);
 /* Blocks the running tasklet on `object` until __dpurt_wake(object); the caller then
  * re-checks its condition. */
 void __dpurt_block(const void *object, const char *primitive);
