@@ -38,12 +38,13 @@ import ctypes
 import os
 import time
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from pyupmem import _libdpu as C
+from pyupmem.asynchrony import JobQueue, QueuedWorkCancelled
 from pyupmem.backend import Backend, find_backend
 from pyupmem.debuginfo import CType, read_types, read_types_from_bytes
 from pyupmem.errors import (
@@ -53,6 +54,7 @@ from pyupmem.errors import (
     DpuError,
     DpuFaultError,
     DpuIndexError,
+    DpuTimeoutError,
     PyUpmemError,
     UnsupportedError,
     make_error,
@@ -190,7 +192,9 @@ class _Node:
 
     # ----------------------------------------------------------------- plumbing
 
-    def _lib(self) -> C.LibDpu:
+    def _lib(self, settle: bool = True) -> C.LibDpu:
+        """The set's libdpu, after the work queued with ``asynchronous=True`` is done
+        (unless ``settle`` is False, or this is the queue's worker thread)."""
         owner = self._owner
         if owner._closed:
             raise make_error(
@@ -199,7 +203,34 @@ class _Node:
                 detail="this DPU set was freed; allocate a new DpuSet",
                 before_call=True,
             )
+        jobs = owner._jobs
+        if settle and jobs is not None and jobs.busy:
+            jobs.wait()
         return owner._backend.lib
+
+    def _enqueue(self, action: Callable[[], object], what: str) -> None:
+        """Queue ``action`` behind the work queued before it; it runs once this node's
+        DPUs are no longer running (:mod:`pyupmem.asynchrony`)."""
+        owner = self._owner
+        if owner._jobs is None:
+            owner._jobs = JobQueue(f"{owner._count} DPUs")
+        owner._jobs.put(self._await_idle, action, f"{what} on {self!r}")
+
+    def _await_idle(self, cancelled: Callable[[], bool]) -> None:
+        """Wait (on the queue's worker thread) until no DPU of this node runs."""
+        while not self._dpu_status().done:
+            if cancelled():
+                raise QueuedWorkCancelled
+            try:
+                self._sync_dpus(0.2)
+                return
+            except DpuTimeoutError:
+                continue
+
+    def _queue_busy(self) -> bool:
+        """Whether work queued on the set is pending, as seen from the calling thread."""
+        jobs = self._owner._jobs
+        return jobs is not None and jobs.busy and not jobs.in_worker()
 
     def _check(self, status: int, call: str, detail: str = "") -> None:
         if status:
@@ -431,7 +462,13 @@ class _Node:
     # ----------------------------------------------------------------- transfers
 
     def write(
-        self, symbol: str | Symbol, data: Any, offset: int = 0, *, raw: bool = False
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        raw: bool = False,
+        asynchronous: bool = False,
     ) -> None:
         """Copy ``data`` into ``symbol`` at byte ``offset`` of every DPU of this set
         (``dpu_copy_to``). On a single :class:`Dpu` this writes that DPU only.
@@ -444,6 +481,10 @@ class _Node:
                 (:mod:`pyupmem.typecheck`), and Python numbers and lists are converted.
             offset: byte offset in the symbol.
             raw: move the bytes as they are, without the type check.
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
+                no longer run, and ``data`` is kept alive until then
+                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
@@ -451,7 +492,7 @@ class _Node:
             SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
             SymbolShapeError: the shape does not fit the symbol (a ``ValueError``).
         """
-        lib = self._lib()
+        lib = self._lib(not asynchronous)
         resolved = symbol if type(symbol) is Symbol else self._resolve(symbol, "dpu_copy_to")
         info = resolved.type_info if resolved is not None and not raw else None
         if (
@@ -475,13 +516,33 @@ class _Node:
         if length == 0:
             return
         name = resolved.c_name if resolved is not None else str(symbol).encode()
+        if asynchronous:
+            self._enqueue(
+                lambda: self._copy_to(lib, name, offset, array, length),
+                f"write of {_name(symbol)!r}",
+            )
+            return
         status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_copy_to", f"symbol {_name(symbol)!r}")
         self._note_transfer("write", length)
 
+    def _copy_to(
+        self, lib: C.LibDpu, name: bytes, offset: int, array: np.ndarray, length: int
+    ) -> None:
+        status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_copy_to", f"symbol {name.decode()!r}")
+        self._note_transfer("write", length)
+
     def broadcast(
-        self, symbol: str | Symbol, data: Any, offset: int = 0, *, raw: bool = False
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        raw: bool = False,
+        asynchronous: bool = False,
     ) -> None:
         """Write the same ``data`` to ``symbol`` in every DPU of this set
         (``dpu_broadcast_to``).
@@ -492,6 +553,10 @@ class _Node:
                 with a C type its dtype and shape must fit it (:mod:`pyupmem.typecheck`).
             offset: byte offset in the symbol.
             raw: move the bytes as they are, without the type check.
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
+                no longer run, and ``data`` is kept alive until then
+                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
@@ -499,9 +564,9 @@ class _Node:
             SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
             SymbolShapeError: the shape does not fit the symbol (a ``ValueError``).
         """
-        lib = self._lib()
+        lib = self._lib(not asynchronous)
         if "dpu_broadcast_to" in lib.missing:
-            self.write(symbol, data, offset, raw=raw)
+            self.write(symbol, data, offset, raw=raw, asynchronous=asynchronous)
             return
         resolved = self._resolve(symbol, "dpu_broadcast_to")
         array = checked_input(None if raw else resolved, data, offset, "broadcast")
@@ -510,12 +575,19 @@ class _Node:
         if length == 0:
             return
         name = resolved.c_name if resolved is not None else str(symbol).encode()
-        status = lib.dpu_broadcast_to(  # type: ignore[attr-defined]
-            self._c, name, offset, _address(array), length, C.DPU_XFER_DEFAULT
-        )
-        if status:
-            self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
-        self._note_transfer("broadcast", length)
+
+        def run() -> None:
+            status = lib.dpu_broadcast_to(  # type: ignore[attr-defined]
+                self._c, name, offset, _address(array), length, C.DPU_XFER_DEFAULT
+            )
+            if status:
+                self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
+            self._note_transfer("broadcast", length)
+
+        if asynchronous:
+            self._enqueue(run, f"broadcast of {_name(symbol)!r}")
+        else:
+            run()
 
     def scatter(
         self,
@@ -525,6 +597,7 @@ class _Node:
         *,
         pad: bool = False,
         raw: bool = False,
+        asynchronous: bool = False,
     ) -> None:
         """Write one share of ``data`` to each DPU (``dpu_prepare_xfer`` + ``dpu_push_xfer``).
 
@@ -538,6 +611,10 @@ class _Node:
                 False (default) they raise.
             raw: move the bytes as they are, without checking each share against the
                 symbol's C type (:mod:`pyupmem.typecheck`).
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
+                no longer run, and the shares are kept alive until then
+                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
 
         Raises:
             DpuAccessError: wrong number of shares or uneven shares
@@ -545,7 +622,7 @@ class _Node:
             SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
             SymbolShapeError: a share does not fit the symbol (a ``ValueError``).
         """
-        lib = self._lib()
+        lib = self._lib(not asynchronous)
         call = "dpu_push_xfer"
         count = self._count
         resolved = self._resolve(symbol, call)
@@ -611,8 +688,16 @@ class _Node:
         self._check_access(resolved, offset, length, call)
         if length == 0 or count == 0:
             return
+        if asynchronous:
+            # The job refers to ``keep``: the shares live until it has run.
+            self._enqueue(
+                lambda: (keep, self._push(
+                    lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses
+                )),
+                f"scatter to {_name(symbol)!r}",
+            )
+            return
         self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses)
-        del keep
 
     def gather(
         self,
@@ -623,6 +708,7 @@ class _Node:
         *,
         out: np.ndarray | None = None,
         pad: bool = False,
+        asynchronous: bool = False,
     ) -> np.ndarray:
         """Read ``symbol`` from every DPU into one new array of shape ``(len(self), *shape)``
         (``dpu_prepare_xfer`` + ``dpu_push_xfer``), with no copy after the transfer.
@@ -641,6 +727,10 @@ class _Node:
             pad: when True, a part whose size breaks the alignment rule (a multiple of 8
                 bytes in MRAM, 4 in WRAM) is read rounded up and trimmed (one copy); the
                 counterpart of ``scatter(..., pad=True)``. When False (default) it raises.
+            asynchronous: queue the transfer and return the array at once (the SDK's
+                ``DPU_XFER_ASYNC``); it is filled after the work queued before it, once the
+                DPUs no longer run: read it after :meth:`sync` or in a :meth:`callback`
+                queued after the gather (:mod:`pyupmem.asynchrony`).
 
         Returns:
             The array, ``result[i]`` from DPU ``i``.
@@ -649,7 +739,7 @@ class _Node:
             DpuAccessError: a rule on sizes and offsets is broken, or ``out`` does not fit.
             SymbolTypeError: no ``dtype`` given and the symbol has no C type.
         """
-        lib = self._lib()
+        lib = self._lib(not asynchronous)
         call = "dpu_push_xfer"
         count = self._count
         resolved = self._resolve(symbol, call)
@@ -667,9 +757,15 @@ class _Node:
             row = dtype.itemsize * int(np.prod(shape)) if shape else dtype.itemsize
             if pad and granule and row % granule:
                 padded = -(-row // granule) * granule
-                full = self.gather(symbol, np.uint8, padded, offset)
-                trimmed = np.ascontiguousarray(full[:, :row])
-                return trimmed.view(dtype).reshape((count, *shape))
+                full = self.gather(symbol, np.uint8, padded, offset, asynchronous=asynchronous)
+                if not asynchronous:
+                    trimmed = np.ascontiguousarray(full[:, :row])
+                    return trimmed.view(dtype).reshape((count, *shape))
+                result = np.empty((count, *shape), dtype=dtype)
+                rows = result.reshape(count, -1).view(np.uint8)
+                # A second job, run right after the padded gather, trims into the result.
+                self._enqueue(lambda: np.copyto(rows, full[:, :row]), "trim of a padded gather")
+                return result
             result = np.empty((count, *shape), dtype=dtype)
         length = result.nbytes // count if count else 0
         self._check_access(resolved, offset, length, call)
@@ -677,6 +773,15 @@ class _Node:
             return result
         base = _address(result)
         addresses = [base + i * length for i in range(count)]
+        if asynchronous:
+            # The job refers to ``result``: the array lives until it has been filled.
+            self._enqueue(
+                lambda: (result, self._push(
+                    lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses
+                )),
+                f"gather of {_name(symbol)!r}",
+            )
+            return result
         self._push(lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses)
         return result
 
@@ -968,13 +1073,19 @@ class _Node:
 
         Args:
             asynchronous: return at once (``DPU_ASYNCHRONOUS``); wait later with
-                :meth:`sync` or poll :meth:`status`. Default: wait for every DPU.
+                :meth:`sync` or poll :meth:`status`. Default: wait for every DPU. While
+                work queued with ``asynchronous=True`` is pending, the launch is queued
+                behind it (:mod:`pyupmem.asynchrony`).
 
         Raises:
             DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
             DpuProgramError: no program loaded.
             DpuBusyError: the DPUs are already running.
         """
+        if asynchronous and self._queue_busy():
+            self._lib(settle=False)
+            self._enqueue(lambda: self.launch(asynchronous=True), "launch")
+            return
         lib = self._lib()
         if not asynchronous and lib.extensions:
             # The emulator: launch, then wait in slices so that Ctrl-C can interrupt.
@@ -1033,20 +1144,59 @@ class _Node:
         On the emulator the wait can be interrupted: Ctrl-C stops the DPUs of this set
         (:meth:`stop`) and raises ``KeyboardInterrupt``; the set stays usable.
 
+        Work queued with ``asynchronous=True`` (:mod:`pyupmem.asynchrony`) is waited for
+        first, and the first error it met is raised here (the work queued after that error
+        was not done).
+
         Raises:
             DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
             DpuTimeoutError: still running after ``timeout`` seconds.
             UnsupportedError: a ``timeout`` on a backend that cannot wait with a limit.
         """
-        lib = self._lib()
+        self._lib(settle=False)
         if timeout is not None and (isinstance(timeout, bool) or timeout < 0):
             raise ArgumentValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
+        timeout = self._settle_queue(timeout)
+        self._sync_dpus(timeout)
+
+    def _settle_queue(self, timeout: float | None) -> float | None:
+        """Wait for the set's queued work (Ctrl-C drops it and stops the DPUs) and raise
+        its first error; returns what is left of ``timeout``."""
+        jobs = self._owner._jobs
+        if jobs is None or jobs.in_worker():
+            return timeout
+        start = time.monotonic()
+        try:
+            finished = jobs.wait(timeout)
+        except KeyboardInterrupt:
+            jobs.cancel()
+            if "dpu_emu_stop" in self._owner._backend.lib.extensions and not self._owner._closed:
+                self.stop()
+            raise
+        if not finished:
+            raise make_error(
+                C.DPU_ERR_TIMEOUT,
+                "dpu_sync",
+                detail=(
+                    f"work queued with asynchronous=True is still pending after {timeout} s "
+                    "and goes on. Fix: sync() again to wait longer, or stop() the DPUs"
+                ),
+                before_call=True,
+            )
+        error = jobs.take_error()
+        if error is not None:
+            raise error
+        return None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+
+    def _sync_dpus(self, timeout: float | None = None) -> None:
+        """Wait for the DPUs themselves (not the queue)."""
+        lib = self._lib(settle=False)
         if lib.extensions:
             self._wait(lib, "dpu_sync", timeout)
             return
         if timeout is not None:
             deadline = time.monotonic() + timeout
-            while not self.status().done:
+            while not self._dpu_status().done:
                 if time.monotonic() >= deadline:
                     raise make_error(
                         C.DPU_ERR_TIMEOUT,
@@ -1067,19 +1217,23 @@ class _Node:
         variables return to their initial values, the rest of MRAM keeps its contents.
         Stopping part of a set (a rank, a slice) reloads that part only, so the whole set
         then needs a :meth:`load` before whole-set transfers. Nothing runs: no effect.
+        Work queued on the set with ``asynchronous=True`` that has not started is dropped.
 
         Raises:
             UnsupportedError: the backend cannot stop DPUs (the SDK's libdpu has no call
                 for it): bound the kernel with ``sync(timeout=...)`` and free the set.
         """
-        lib = self._lib()
+        lib = self._lib(settle=False)
         if "dpu_emu_stop" not in lib.extensions:
             raise UnsupportedError(
                 f"stop() cannot stop DPUs on the {self._owner._backend.kind} backend: its "
                 f"libdpu ({lib.path}) has no call that halts running DPUs. Fix: bound the "
                 "kernel with sync(timeout=...), then free() the set"
             )
-        if self.status().done:
+        jobs = self._owner._jobs
+        if jobs is not None:
+            jobs.cancel()
+        if self._dpu_status().done:
             return
         status = lib.dpu_emu_stop(self._c)  # type: ignore[attr-defined]
         if status:
@@ -1095,8 +1249,17 @@ class _Node:
                     dpu.load(state._image if state._image is not None else state.program)
 
     def status(self) -> DpuStatus:
-        """Whether every DPU of this set is done, and whether any faulted (``dpu_status``)."""
-        lib = self._lib()
+        """Whether every DPU of this set is done, and whether any faulted (``dpu_status``).
+
+        Work queued on the set with ``asynchronous=True`` and not yet done counts as not
+        done."""
+        state = self._dpu_status()
+        if state.done and self._queue_busy():
+            return DpuStatus(False, state.fault)
+        return state
+
+    def _dpu_status(self) -> DpuStatus:
+        lib = self._lib(settle=False)
         done = ctypes.c_bool()
         fault = ctypes.c_bool()
         status = lib.dpu_status(self._c, ctypes.byref(done), ctypes.byref(fault))  # type: ignore[attr-defined]
@@ -1131,6 +1294,55 @@ class _Node:
         error = make_error(C.DPU_ERR_DPU_FAULT, call, message=message, detail=detail, faults=faults)
         assert isinstance(error, DpuFaultError)
         return error
+
+    def callback(self, function: Callable[[Any], object], *, per_rank: bool = False) -> None:
+        """Queue a call of ``function`` for when the work queued before it on the set is
+        done and this set's DPUs no longer run (the SDK's ``dpu_callback`` with
+        ``DPU_CALLBACK_ASYNC``); return at once.
+
+        The call happens on the set's queue thread (:mod:`pyupmem.asynchrony`), as the
+        SDK's callbacks run on its rank threads: results of a gather queued before it
+        are there, and it may use the set (transfers, launches, further callbacks).
+        An exception it raises is raised by the next :meth:`sync`, and the work queued
+        after it is then not done.
+
+        Args:
+            function: called with this set (a :class:`DpuSet`, :class:`Rank`,
+                :class:`Dpu` or :class:`DpuSubset`); what it returns is ignored.
+            per_rank: call it once per rank instead, with that :class:`Rank` (or, where
+                this set holds only part of a rank, a :class:`DpuSubset` of those DPUs),
+                as ``dpu_callback`` without ``DPU_CALLBACK_SINGLE_CALL`` does. A single
+                :class:`Dpu` gets one call, as in the SDK.
+
+        Raises:
+            ArgumentTypeError: ``function`` is not callable.
+        """
+        self._lib(settle=False)
+        if not callable(function):
+            raise ArgumentTypeError(
+                f"callback() takes a callable (called with the set), got "
+                f"{type(function).__name__} {function!r}"
+            )
+        parts = self._rank_parts() if per_rank else [self]
+
+        def run() -> None:
+            for part in parts:
+                function(part)
+
+        self._enqueue(run, f"callback {getattr(function, '__qualname__', function)!r}")
+
+    def _rank_parts(self) -> list[_Node]:
+        """This set split by rank: whole ranks as :class:`Rank`, parts as sub-sets."""
+        owner = self._owner
+        chosen = list(self._indices())
+        parts: list[_Node] = []
+        for rank in owner.ranks:
+            members = [p for p in chosen if rank._first <= p < rank._first + rank._count]
+            if len(members) == rank._count and members:
+                parts.append(rank)
+            elif members:
+                parts.append(DpuSubset(owner, members))
+        return parts
 
     # ----------------------------------------------------------------- logs
 
@@ -1245,8 +1457,11 @@ class Dpu(_Node):
         self.index = index
 
     def __iter__(self) -> Iterator[Dpu]:
-        self._lib()
+        self._lib(settle=False)
         return iter((self,))
+
+    def _rank_parts(self) -> list[_Node]:
+        return [self]  # the SDK calls a single DPU's callback once
 
     def __getitem__(self, index: int | slice) -> Any:
         return (self,)[index]
@@ -1329,6 +1544,7 @@ class DpuSet(_Node):
         scatter_gather: bool | int | None = None,
     ):
         self._closed = True
+        self._jobs: JobQueue | None = None
         self._hardware_seconds = 0.0
         self._loaded: LoadedProgram | None = None
         self._view_programs: dict[tuple[str, int], LoadedProgram | None] = {}
@@ -1421,6 +1637,8 @@ class DpuSet(_Node):
         """Free the DPUs (``dpu_free``). Safe to call more than once."""
         if self._closed:
             return
+        if self._jobs is not None:
+            self._jobs.close()  # no queued work may touch the DPUs being freed
         self._closed = True
         finalizer = self._finalizer
         if finalizer.alive:
@@ -1437,11 +1655,11 @@ class DpuSet(_Node):
         return self._closed
 
     def __enter__(self) -> DpuSet:
-        self._lib()  # a freed set cannot be used again
+        self._lib(settle=False)  # a freed set cannot be used again
         return self
 
     def __len__(self) -> int:
-        self._lib()
+        self._lib(settle=False)
         return self._count
 
     def __exit__(self, *exc_info: object) -> None:
@@ -1456,7 +1674,7 @@ class DpuSet(_Node):
     @property
     def nr_ranks(self) -> int:
         """The number of ranks of the set (``dpu_get_nr_ranks``)."""
-        lib = self._lib()
+        lib = self._lib(settle=False)
         n = ctypes.c_uint32()
         self._check(lib.dpu_get_nr_ranks(self._c, ctypes.byref(n)), "dpu_get_nr_ranks")  # type: ignore[attr-defined]
         return n.value
@@ -1470,7 +1688,7 @@ class DpuSet(_Node):
     @property
     def ranks(self) -> list[Rank]:
         """The ranks of the set, each a :class:`Rank` (through the rank iterator)."""
-        lib = self._lib()
+        lib = self._lib(settle=False)
         if self._rank_cache is None:
             ranks = []
             first = 0
@@ -1487,10 +1705,10 @@ class DpuSet(_Node):
 
     def _structs(self) -> list[C.dpu_set_t]:
         if self._dpu_cache is None:
-            lib = self._lib()
+            lib = self._lib(settle=False)
             self._dpu_cache = list(C.iter_dpus(lib, self._c))
         else:
-            self._lib()
+            self._lib(settle=False)
         return self._dpu_cache
 
     def _dpu_structs(self) -> list[C.dpu_set_t]:
@@ -1638,21 +1856,34 @@ class DpuSubset(_Node):
         self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
 
     def write(
-        self, symbol: str | Symbol, data: Any, offset: int = 0, *, raw: bool = False
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        raw: bool = False,
+        asynchronous: bool = False,
     ) -> None:
         """Write the same ``data`` to ``symbol`` in every chosen DPU (see
         :meth:`DpuSet.write`)."""
-        lib = self._lib()
+        lib = self._lib(not asynchronous)
         resolved = self._resolve(symbol, "dpu_push_xfer")
         array = checked_input(None if raw else resolved, data, offset, "write")
         self._check_access(resolved, offset, array.nbytes, "dpu_push_xfer")
         if array.nbytes == 0 or not self._count:
             return
         address = _address(array)
-        self._push(
-            lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, array.nbytes,
-            [address] * self._count,
-        )
+
+        def run() -> None:
+            self._push(
+                lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, array.nbytes,
+                [address] * self._count,
+            )
+
+        if asynchronous:
+            self._enqueue(run, f"write of {_name(symbol)!r}")
+        else:
+            run()
 
     broadcast = write
 
@@ -1660,6 +1891,10 @@ class DpuSubset(_Node):
 
     def launch(self, asynchronous: bool = False) -> None:
         """Run the loaded program on the chosen DPUs (see :meth:`DpuSet.launch`)."""
+        if asynchronous and self._queue_busy():
+            self._lib(settle=False)
+            self._enqueue(lambda: self.launch(asynchronous=True), "launch")
+            return
         lib = self._lib()
         launched: list[_Node] = []
         chosen = set(self.positions)
@@ -1677,30 +1912,28 @@ class DpuSubset(_Node):
         if not asynchronous:
             self.sync()
 
-    def sync(self, timeout: float | None = None) -> None:
-        """Wait until every chosen DPU has finished (see :meth:`DpuSet.sync`)."""
-        self._lib()
+    def _sync_dpus(self, timeout: float | None = None) -> None:
+        self._lib(settle=False)
         deadline = None if timeout is None else time.monotonic() + timeout
         faulty = []
         try:
             for dpu in self:
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
                 try:
-                    dpu.sync(left) if deadline is not None else dpu.sync()
+                    dpu._sync_dpus(left)
                 except DpuFaultError:
                     faulty.append(dpu)
         except KeyboardInterrupt:
-            if "dpu_emu_stop" in self._lib().extensions:
+            if "dpu_emu_stop" in self._lib(settle=False).extensions:
                 self.stop()
             raise
         if faulty:
             raise self._fault_error(C.DPU_ERR_DPU_FAULT, "dpu_sync")
 
-    def status(self) -> DpuStatus:
-        """Whether every chosen DPU is done, and whether any faulted."""
+    def _dpu_status(self) -> DpuStatus:
         done, fault = True, False
         for dpu in self:
-            state = dpu.status()
+            state = dpu._dpu_status()
             done &= state.done
             fault |= state.fault
         return DpuStatus(done, fault)
@@ -1708,6 +1941,9 @@ class DpuSubset(_Node):
     def stop(self) -> None:
         """Stop the chosen DPUs that run and reload their program one DPU at a time
         (see :meth:`DpuSet.stop`)."""
+        jobs = self._owner._jobs
+        if jobs is not None:
+            jobs.cancel()
         for dpu in self:
             dpu.stop()
 

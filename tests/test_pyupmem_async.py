@@ -1,0 +1,260 @@
+"""Asynchronous transfers and completion callbacks (pyupmem.asynchrony): work queued with
+asynchronous=True runs in order after running launches, callbacks see its results,
+buffers live until the work is done, errors come back through sync()."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import weakref
+
+import numpy as np
+import pytest
+
+import pyupmem as pim
+from pyupmem.dpuset import DpuSubset
+
+KERNEL = r"""
+#include <defs.h>
+#include <mram.h>
+#include <stdint.h>
+__host uint32_t loops;
+__host uint32_t value;
+__host uint32_t mode;
+__host uint64_t result;
+__mram_noinit uint8_t mram_buf[64];
+int main(void) {
+    if (me() != 0)
+        return 0;
+    if (mode == 1) {  /* an unaligned MRAM read: a fault in strict mode */
+        uint64_t x[2];
+        mram_read((__mram_ptr void *)((uintptr_t)mram_buf + 4), x, 8);
+    }
+    volatile uint32_t counter = 0;
+    for (uint32_t i = 0; i < loops; i++)
+        counter++;
+    result = (uint64_t)value * 3 + 1 + (counter - loops);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program() -> pim.Program:
+    return pim.build_program(KERNEL, nr_tasklets=2, name="async_kernel")
+
+
+def _loops_for(seconds: float, program: pim.Program) -> int:
+    """How many loop turns keep a DPU busy for about ``seconds`` on this machine."""
+    with pim.DpuSet(1) as dpu:
+        dpu.load(program)
+        loops = 2_000_000
+        dpu.broadcast("loops", loops)
+        start = time.monotonic()
+        dpu.launch()
+        took = max(time.monotonic() - start, 1e-4)
+    return max(loops, int(loops * seconds / took))
+
+
+@pytest.fixture(scope="module")
+def slow_loops(program: pim.Program) -> int:
+    return _loops_for(0.4, program)
+
+
+def test_gather_queued_after_an_async_launch_sees_the_results(program, slow_loops) -> None:
+    seen: list[np.ndarray] = []
+    with pim.DpuSet(8) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", slow_loops)
+        dpus.scatter("value", np.arange(8, dtype=np.uint32))
+        dpus.launch(asynchronous=True)
+        result = dpus.gather("result", asynchronous=True)
+        dpus.callback(lambda s: seen.append(result.copy()))
+        # Queued, not done: the DPUs still run and the call returned at once.
+        assert not dpus.status().done
+        assert not seen
+        dpus.sync()
+        expected = np.arange(8) * 3 + 1
+        assert result.tolist() == expected.tolist()
+        assert len(seen) == 1 and seen[0].tolist() == expected.tolist()
+        assert dpus.status() == pim.DpuStatus(True, False)
+
+
+def test_a_whole_pipeline_queued_runs_in_order(program, slow_loops) -> None:
+    order: list[str] = []
+    with pim.DpuSet(4) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", slow_loops // 4)
+        dpus.scatter("value", np.full(4, 5, dtype=np.uint32))
+        dpus.launch(asynchronous=True)
+        # While the first launch runs: new inputs, a second launch, its results.
+        first = dpus.gather("result", asynchronous=True)
+        dpus.callback(lambda s: order.append(f"first {first.tolist()}"))
+        dpus.scatter("value", np.arange(10, 14, dtype=np.uint32), asynchronous=True)
+        dpus.launch(asynchronous=True)
+        second = dpus.gather("result", asynchronous=True)
+        dpus.callback(lambda s: order.append(f"second {second.tolist()}"))
+        dpus.sync()
+        assert order == ["first [16, 16, 16, 16]", "second [31, 34, 37, 40]"]
+
+
+def test_synchronous_calls_wait_for_the_queued_work(program, slow_loops) -> None:
+    with pim.DpuSet(2) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", slow_loops)
+        dpus.broadcast("value", 7)
+        dpus.launch(asynchronous=True)
+        dpus.broadcast("value", 1, asynchronous=True)
+        # Synchronous: after the queued broadcast (so after the launch), not DPU_ERR_MRAM_BUSY.
+        assert dpus.gather("result").tolist() == [22, 22]
+        assert dpus.gather("value").tolist() == [1, 1]
+        dpus.sync()
+
+
+def test_queued_buffers_live_until_the_work_is_done(program, slow_loops) -> None:
+    with pim.DpuSet(4) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", slow_loops)
+        dpus.launch(asynchronous=True)
+        values = np.arange(20, 24, dtype=np.uint32)
+        alive = weakref.ref(values)
+        dpus.scatter("value", values, asynchronous=True)
+        dpus.write("loops", np.uint32(0), asynchronous=True)
+        del values
+        gc.collect()
+        assert alive() is not None  # held by the queued scatter
+        dpus.sync()
+        gc.collect()
+        assert alive() is None  # released once it has run
+        dpus.launch()
+        assert dpus.gather("result").tolist() == [61, 64, 67, 70]
+
+
+def test_callbacks_per_rank_and_on_parts(program) -> None:
+    calls: list[object] = []
+    with pim.DpuSet(nr_ranks=2) as dpus:
+        dpus.load(program)
+        dpus.callback(calls.append, per_rank=True)
+        dpus.sync()
+        assert calls == dpus.ranks
+        calls.clear()
+        dpus.callback(calls.append)
+        dpus[3].callback(calls.append, per_rank=True)
+        part = dpus[60:70]
+        part.callback(calls.append, per_rank=True)
+        dpus.sync()
+        assert calls[0] is dpus and calls[1] == dpus[3]
+        assert [type(c) for c in calls[2:]] == [DpuSubset, DpuSubset]
+        assert [c.positions for c in calls[2:]] == [[60, 61, 62, 63], [64, 65, 66, 67, 68, 69]]
+
+
+def test_a_callback_runs_on_the_queue_thread_and_may_use_the_set(program, slow_loops) -> None:
+    seen = {}
+    with pim.DpuSet(3) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", slow_loops // 4)
+        dpus.scatter("value", np.arange(3, dtype=np.uint32))
+        dpus.launch(asynchronous=True)
+
+        def done(s: pim.DpuSet) -> None:
+            seen["thread"] = threading.current_thread() is not threading.main_thread()
+            seen["result"] = s.gather("result").tolist()  # synchronous, inside the queue
+            s.broadcast("value", 100)
+            s.launch(asynchronous=True)
+            s.gather("result", asynchronous=True, out=out)
+
+        out = np.zeros(3, dtype=np.uint64)
+        dpus.callback(done)
+        dpus.sync()
+        assert seen == {"thread": True, "result": [1, 4, 7]}
+        assert out.tolist() == [301, 301, 301]
+
+
+def test_an_error_in_a_callback_is_raised_by_sync_and_later_work_is_dropped(program) -> None:
+    with pim.DpuSet(2) as dpus:
+        dpus.load(program)
+        dpus.broadcast("value", 1)
+
+        def fails(s: pim.DpuSet) -> None:
+            raise ValueError("boom in the callback")
+
+        dpus.callback(fails)
+        dpus.broadcast("value", 9, asynchronous=True)
+        with pytest.raises(ValueError, match="boom in the callback") as info:
+            dpus.sync()
+        notes = "\n".join(getattr(info.value, "__notes__", []))
+        assert "asynchronous=True" in notes and "1 operations queued after it" in notes
+        assert dpus.gather("value").tolist() == [1, 1]  # the later broadcast was not done
+        dpus.sync()  # reported once
+        dpus.broadcast("value", 2, asynchronous=True)
+        dpus.sync()
+        assert dpus.gather("value").tolist() == [2, 2]
+
+
+def test_a_fault_before_queued_work_is_raised_by_sync(program) -> None:
+    with pim.DpuSet(2, strict=True) as dpus:
+        dpus.load(program)
+        dpus.scatter("mode", np.array([0, 1], dtype=np.uint32))
+        dpus.broadcast("loops", 1000)
+        dpus.launch(asynchronous=True)
+        dpus.gather("result", asynchronous=True)
+        with pytest.raises(pim.DpuFaultError) as info:
+            dpus.sync()
+        assert list(info.value.faults) == [1]
+        dpus.load(program)  # usable again
+        dpus.broadcast("mode", 0)
+        dpus.broadcast("value", 2)
+        dpus.launch()
+        assert dpus.gather("result").tolist() == [7, 7]
+
+
+def test_sub_sets_queue_transfers(program, slow_loops) -> None:
+    with pim.DpuSet(8) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", 0)
+        dpus.broadcast("value", 0)
+        part = dpus[[1, 4, 6]]
+        part.broadcast("loops", slow_loops // 4, asynchronous=True)
+        part.scatter("value", np.array([1, 2, 3], dtype=np.uint32), asynchronous=True)
+        part.launch(asynchronous=True)
+        got = part.gather("result", asynchronous=True)
+        part.sync()
+        assert got.tolist() == [4, 7, 10]
+        padded = dpus[0:2].gather("result", np.uint8, 6, pad=True, asynchronous=True)
+        dpus.sync()
+        assert padded.shape == (2, 6)
+
+
+def test_sync_timeout_with_queued_work_then_stop(program, slow_loops) -> None:
+    with pim.DpuSet(2) as dpus:
+        dpus.load(program)
+        dpus.broadcast("loops", min(slow_loops * 10, 2**32 - 1))
+        dpus.launch(asynchronous=True)
+        dpus.gather("result", asynchronous=True)
+        with pytest.raises(pim.DpuTimeoutError, match="still pending"):
+            dpus.sync(timeout=0.1)
+        dpus.stop()  # drops the queued gather and stops the DPUs
+        assert dpus.status() == pim.DpuStatus(True, False)
+        dpus.broadcast("loops", 0)
+        dpus.broadcast("value", 3)
+        dpus.launch()
+        assert dpus.gather("result").tolist() == [10, 10]
+
+
+def test_freeing_a_set_with_queued_work_does_not_wait_for_it(program, slow_loops) -> None:
+    dpus = pim.DpuSet(2)
+    dpus.load(program)
+    dpus.broadcast("loops", 2**32 - 1)
+    dpus.launch(asynchronous=True)
+    dpus.gather("result", asynchronous=True)
+    start = time.monotonic()
+    dpus.free()
+    assert time.monotonic() - start < 2
+    assert dpus.closed
+
+
+def test_callback_needs_a_callable(program) -> None:
+    with pim.DpuSet(1) as dpus:
+        with pytest.raises(pim.ArgumentTypeError, match="takes a callable"):
+            dpus.callback("not a function")  # type: ignore[arg-type]
