@@ -14,7 +14,7 @@ import numpy as np
 from . import fixed_point
 from .combine import combine, step_alpha
 from .datasets import Dataset
-from .layouts import DEFAULT_CHUNK, learner_indices
+from .layouts import DEFAULT_CHUNK, learner_indices, split
 from .reference import Result, TrainConfig, eps_threshold, initial_rng_states, make_config
 
 
@@ -33,6 +33,7 @@ def train_baseline(
     combine: str = "pooled",
     seed: int = 0,
     chunk: int = DEFAULT_CHUNK,
+    segments: int = 1,
 ) -> Result:
     """Train with the vectorised numpy baseline; same arguments and result as
     :func:`rl.reference.train_reference`.
@@ -43,7 +44,7 @@ def train_baseline(
     cfg = make_config(
         algorithm=algorithm, fmt=fmt, layout=layout, n_dpus=n_dpus, n_tasklets=n_tasklets,
         epochs=epochs, alpha=alpha, gamma=gamma, epsilon=epsilon, sync_every=sync_every,
-        combine=combine, seed=seed, chunk=chunk,
+        combine=combine, seed=seed, chunk=chunk, segments=segments,
     )
     return _train(dataset.validate(), cfg)
 
@@ -57,18 +58,25 @@ def _xorshift(x: np.ndarray) -> np.ndarray:
 def _train(ds: Dataset, cfg: TrainConfig) -> Result:
     n_s, n_a, n_l = ds.n_states, ds.n_actions, cfg.n_learners
     seqs = learner_indices(cfg.layout, len(ds), cfg.n_dpus, cfg.n_tasklets, cfg.chunk, cfg.seed)
-    lengths = np.array([len(x) for x in seqs], dtype=np.int64)
-    steps = int(lengths.max(initial=0))
-    idx = np.zeros((steps, n_l), dtype=np.int64)  # step-major, so each step reads a row
-    for k, x in enumerate(seqs):
-        idx[: len(x), k] = x
     fp32 = cfg.fmt == "fp32"
     rewards = ds.rewards_f32() if fp32 else ds.rewards_q16().astype(np.int64)
-    st, ac, rw, ns, te = (ds.state[idx], ds.action[idx], rewards[idx],
-                          ds.next_state[idx], ds.terminal[idx].astype(bool))
-    # learners still active at step j: lengths > j; sorted so they form a prefix
-    order = np.argsort(-lengths, kind="stable")
-    active_count = (lengths[order][None, :] > np.arange(steps)[:, None]).sum(axis=1)
+    parts = []  # per segment: (steps, order, active counts, fields) of every learner's part
+    for part in range(cfg.segments):
+        pieces = []
+        for x in seqs:
+            start, count = split(len(x), cfg.segments, part)
+            pieces.append(x[start:start + count])
+        lengths = np.array([len(x) for x in pieces], dtype=np.int64)
+        steps = int(lengths.max(initial=0))
+        idx = np.zeros((steps, n_l), dtype=np.int64)  # step-major, so each step reads a row
+        for k, x in enumerate(pieces):
+            idx[: len(x), k] = x
+        fields = (ds.state[idx], ds.action[idx], rewards[idx], ds.next_state[idx],
+                  ds.terminal[idx].astype(bool))
+        # learners still active at step j: lengths > j; sorted so they form a prefix
+        order = np.argsort(-lengths, kind="stable")
+        active_count = (lengths[order][None, :] > np.arange(steps)[:, None]).sum(axis=1)
+        parts.append((steps, order, active_count, fields))
     dtype = np.float32 if fp32 else np.int32
     q = np.zeros((n_l, n_s, n_a), dtype=dtype)
     n = np.zeros((n_l, n_s, n_a), dtype=np.uint32)
@@ -85,40 +93,42 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
     top = np.uint32(0xFFFFFFFF)
 
     for epoch in range(1, cfg.epochs + 1):
-        for j in range(steps):
-            m = int(active_count[j])
-            lid = order[:m] if m < n_l else slice(None)
-            lrn = order[:m] if m < n_l else np.arange(n_l)
-            s, a, r, s2, t = st[j, lid], ac[j, lid], rw[j, lid], ns[j, lid], te[j, lid]
-            cur = q[lrn, s, a]
-            boot = ~t
-            bl, bs2 = lrn[boot], s2[boot]
-            rows = q[bl, bs2]  # (b, A): the next states' rows of bootstrapping learners
-            if sarsa:
-                x = _xorshift(rng[bl])
-                explore = x < thr
-                x[explore] = _xorshift(x[explore])
-                rng[bl] = x
-                pick = np.where(explore, x % np.uint32(n_a), np.argmax(rows, axis=1))
-                b = rows[np.arange(rows.shape[0]), pick.astype(np.int64)]
-            else:
-                b = rows.max(axis=1)
-            if fp32:
-                target = r.copy()
-                target[boot] = r[boot] + cg * b
-                new = cur + ca * (target - cur)
-            else:
-                target = r.copy()
-                target[boot] = fixed_point.sat_add_array(
-                    r[boot], fixed_point.mul_array(b, cg))
-                diff = fixed_point.sat_sub_array(target, cur)
-                new = fixed_point.sat_add_array(cur, fixed_point.mul_array(diff, ca))
-            q[lrn, s, a] = new
-            cnt = n[lrn, s, a]
-            n[lrn, s, a] = cnt + (cnt != top)  # saturating
-        if cfg.sync_every and epoch % cfg.sync_every == 0 and epoch < cfg.epochs:
-            combined = combine(q, n, cfg.combine, combined, lr)
-            q[...] = combined
-            n[...] = 0
+        for part, (steps, order, active_count, (st, ac, rw, ns, te)) in enumerate(parts):
+            for j in range(steps):
+                m = int(active_count[j])
+                lid = order[:m] if m < n_l else slice(None)
+                lrn = order[:m] if m < n_l else np.arange(n_l)
+                s, a, r, s2, t = st[j, lid], ac[j, lid], rw[j, lid], ns[j, lid], te[j, lid]
+                cur = q[lrn, s, a]
+                boot = ~t
+                bl, bs2 = lrn[boot], s2[boot]
+                rows = q[bl, bs2]  # (b, A): the next states' rows of bootstrapping learners
+                if sarsa:
+                    x = _xorshift(rng[bl])
+                    explore = x < thr
+                    x[explore] = _xorshift(x[explore])
+                    rng[bl] = x
+                    pick = np.where(explore, x % np.uint32(n_a), np.argmax(rows, axis=1))
+                    b = rows[np.arange(rows.shape[0]), pick.astype(np.int64)]
+                else:
+                    b = rows.max(axis=1)
+                if fp32:
+                    target = r.copy()
+                    target[boot] = r[boot] + cg * b
+                    new = cur + ca * (target - cur)
+                else:
+                    target = r.copy()
+                    target[boot] = fixed_point.sat_add_array(
+                        r[boot], fixed_point.mul_array(b, cg))
+                    diff = fixed_point.sat_sub_array(target, cur)
+                    new = fixed_point.sat_add_array(cur, fixed_point.mul_array(diff, ca))
+                q[lrn, s, a] = new
+                cnt = n[lrn, s, a]
+                n[lrn, s, a] = cnt + (cnt != top)  # saturating
+            last = epoch == cfg.epochs and part == len(parts) - 1
+            if not last and cfg.sync_every and epoch % cfg.sync_every == 0:
+                combined = combine(q, n, cfg.combine, combined, lr)
+                q[...] = combined
+                n[...] = 0
     final = combine(q, n, cfg.combine, combined, lr)
     return Result(cfg, final, q, n, rng)

@@ -46,7 +46,12 @@ persists across epochs and combines.
 With ``sync_every = K > 0``, after epoch ``e`` (1-based) with ``e % K == 0`` and
 ``e < epochs`` the host combines all tables (:func:`rl.combine.combine`, with the learners' real
 learning rate :func:`rl.combine.step_alpha`) and broadcasts
-the result: every learner's table becomes the combined table and its counts 0. After
+the result: every learner's table becomes the combined table and its counts 0. With
+``segments = K > 1`` (which needs ``sync_every = 1``) every epoch is split into ``K``
+parts: learner ``l`` first visits part 0 of the even split
+``rl.layouts.split(len(seq_l), K, k)`` of its sequence, then all tables are combined
+and broadcast, then part 1, and so on; the host combines after every part except the
+last part of the last epoch. After
 the last epoch the host combines once more (without broadcasting); that is
 :attr:`Result.table`. :attr:`Result.tables`, :attr:`Result.counts` and
 :attr:`Result.rng_states` are the learners' state after the last epoch, before that
@@ -64,7 +69,7 @@ import numpy as np
 from . import fixed_point
 from .combine import check_combine, combine, step_alpha
 from .datasets import Dataset
-from .layouts import DEFAULT_CHUNK, check_layout, learner_indices
+from .layouts import DEFAULT_CHUNK, check_layout, learner_indices, split
 
 ALGORITHMS: tuple[str, ...] = ("qlearning", "sarsa")  #: learning algorithms
 FORMATS: tuple[str, ...] = ("fp32", "int32")  #: number formats
@@ -119,6 +124,9 @@ class TrainConfig:
     gamma: float = 0.95  #: discount
     epsilon: float = 0.1  #: SARSA's exploration probability
     sync_every: int = 0  #: combine and broadcast every K epochs (0: only at the end)
+    #: combines per epoch: each learner's share of an epoch is split into this many parts,
+    #: with a combine after each (needs ``sync_every = 1`` when above 1)
+    segments: int = 1
     combine: str = "pooled"  #: one of :data:`rl.combine.COMBINES`
     seed: int = 0  #: seeds the random layout's permutation and SARSA's generators
     chunk: int = DEFAULT_CHUNK  #: transitions per chunk of the stride layout
@@ -143,6 +151,13 @@ class TrainConfig:
                 raise ValueError(f"{name}={getattr(self, name)} must be at least 1")
         if self.sync_every < 0:
             raise ValueError(f"sync_every={self.sync_every} must be 0 (end only) or >= 1")
+        if int(self.segments) < 1:
+            raise ValueError(f"segments={self.segments} must be at least 1")
+        if self.segments > 1 and self.sync_every != 1:
+            raise ValueError(
+                f"segments={self.segments} (combines per epoch) needs sync_every=1, not "
+                f"{self.sync_every}"
+            )
         if self.seed < 0:
             raise ValueError(f"seed={self.seed} must be >= 0")
         for name in ("alpha", "gamma", "epsilon"):
@@ -207,6 +222,7 @@ def train_reference(
     combine: str = "pooled",
     seed: int = 0,
     chunk: int = DEFAULT_CHUNK,
+    segments: int = 1,
 ) -> Result:
     """Train with the bit-exact pure-Python reference (see the module docstring).
 
@@ -218,7 +234,7 @@ def train_reference(
     cfg = make_config(
         algorithm=algorithm, fmt=fmt, layout=layout, n_dpus=n_dpus, n_tasklets=n_tasklets,
         epochs=epochs, alpha=alpha, gamma=gamma, epsilon=epsilon, sync_every=sync_every,
-        combine=combine, seed=seed, chunk=chunk,
+        combine=combine, seed=seed, chunk=chunk, segments=segments,
     )
     return _train(dataset.validate(), cfg)
 
@@ -252,10 +268,17 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
         q = q.reshape(n_l, n_s, n_a).copy()
         return q, np.minimum(n, _M32).astype(np.uint32).reshape(n_l, n_s, n_a)
 
+    parts = cfg.segments
+    pieces = [[seq[start:start + count] for start, count in
+               (split(len(seq), parts, p) for p in range(parts))] for seq in seqs]
     for epoch in range(1, cfg.epochs + 1):
-        for k in range(n_l):
-            rng[k] = step(tables[k], counts[k], seqs[k], data, coefs, sarsa, thr, rng[k], n_a)
-        if cfg.sync_every and epoch % cfg.sync_every == 0 and epoch < cfg.epochs:
+        for part in range(parts):
+            for k in range(n_l):
+                rng[k] = step(tables[k], counts[k], pieces[k][part], data, coefs, sarsa, thr,
+                              rng[k], n_a)
+            last = epoch == cfg.epochs and part == parts - 1
+            if last or not (cfg.sync_every and epoch % cfg.sync_every == 0):
+                continue
             q, n = snapshot()
             combined = combine(q, n, cfg.combine, combined, lr)
             tables = [_table(combined, fp32) for _ in range(n_l)]

@@ -77,7 +77,7 @@ from . import fixed_point, kernel
 from .combine import combine as combine_tables
 from .combine import step_alpha
 from .datasets import Dataset
-from .layouts import DEFAULT_CHUNK, dpu_shares, permutation
+from .layouts import DEFAULT_CHUNK, dpu_shares, local_indices, permutation, split
 from .reference import Result, TrainConfig, eps_threshold, initial_rng_states, make_config
 
 #: Trainer defaults (see the module docstring for why).
@@ -95,6 +95,7 @@ DEFAULTS: dict[str, object] = {
     "combine": "pooled",
     "seed": 0,
     "chunk": DEFAULT_CHUNK,
+    "segments": 1,
 }
 
 #: Where the tables may be placed: chosen automatically, or forced.
@@ -129,14 +130,23 @@ class TrainResult(Result):
         return self.timer.table(unit="ms", title="time per phase (one training run)")
 
 
-def launch_schedule(epochs: int, sync_every: int, max_share: int) -> Iterator[tuple[int, bool]]:
-    """The launches of a run: ``(epochs in this launch, combine after it)`` in order.
+def launch_schedule(
+    epochs: int, sync_every: int, max_share: int, segments: int = 1
+) -> Iterator[tuple[int, int, bool]]:
+    """The launches of a run: ``(epochs in this launch, segment, combine after it)`` in order.
 
     Launches end at every sync point (every ``sync_every`` epochs, none after the last
     epoch), and are split further so that no tasklet makes more than
     :data:`rl.kernel.COUNTER_MAX` updates in one launch (its uint32 update counter never
-    overflows, however many epochs a run has).
+    overflows, however many epochs a run has). With ``segments > 1`` (combines per
+    epoch) every launch is one segment of one epoch, with a combine after each but the
+    last; otherwise the segment is always 0.
     """
+    if segments > 1:
+        for epoch in range(epochs):
+            for part in range(segments):
+                yield 1, part, not (epoch == epochs - 1 and part == segments - 1)
+        return
     limit = max(1, kernel.COUNTER_MAX // max(int(max_share), 1))
     period = sync_every or epochs
     done = 0
@@ -145,7 +155,7 @@ def launch_schedule(epochs: int, sync_every: int, max_share: int) -> Iterator[tu
         while done < target:
             step = min(limit, target - done)
             done += step
-            yield step, done == target and done < epochs
+            yield step, 0, done == target and done < epochs
 
 
 class Trainer:
@@ -164,6 +174,9 @@ class Trainer:
         epsilon: SARSA's exploration probability.
         sync_every: combine the tables and broadcast the result every this many epochs
             (0: only once, at the end).
+        segments: combines per epoch (needs ``sync_every=1`` when above 1): every
+            learner's share of an epoch is split into this many parts, with a combine
+            after each.
         combine: one of :data:`rl.combine.COMBINES` (see :mod:`rl.combine`).
         seed: seeds SARSA's generators and the random layout's permutation.
         chunk: transitions per chunk of the stride layout (1 to 128).
@@ -194,6 +207,7 @@ class Trainer:
         combine: str = "pooled",
         seed: int = 0,
         chunk: int = DEFAULT_CHUNK,
+        segments: int = 1,
         *,
         tables: str = "auto",
         progress: bool = True,
@@ -218,7 +232,7 @@ class Trainer:
             algorithm=algorithm, fmt=fmt, layout=layout, n_dpus=int(nr_dpus),
             n_tasklets=int(nr_tasklets), epochs=int(epochs), alpha=float(alpha),
             gamma=float(gamma), epsilon=float(epsilon), sync_every=int(sync_every),
-            combine=combine, seed=int(seed), chunk=int(chunk),
+            combine=combine, seed=int(seed), chunk=int(chunk), segments=int(segments),
         )
         """The validated settings (shared with the CPU reference and baseline)."""
         self.tables = tables  #: the table placement asked for
@@ -232,7 +246,7 @@ class Trainer:
             f"nr_dpus={c.n_dpus}, nr_tasklets={c.n_tasklets}, epochs={c.epochs}, "
             f"alpha={c.alpha}, gamma={c.gamma}, epsilon={c.epsilon}, "
             f"sync_every={c.sync_every}, combine={c.combine!r}, seed={c.seed}, "
-            f"chunk={c.chunk})"
+            f"chunk={c.chunk}, segments={c.segments})"
         )
 
     # ------------------------------------------------------------------ planning
@@ -322,7 +336,8 @@ class Trainer:
         rng = initial_rng_states(c.seed, c.n_learners).reshape(n_d, n_t)
         entries = n_s * n_a
         heap = pyupmem.DPU_MRAM_HEAP_POINTER_NAME
-        launches = launch_schedule(c.epochs, c.sync_every, plan.max_share)
+        launches = launch_schedule(c.epochs, c.sync_every, plan.max_share, c.segments)
+        expected = self._expected_updates(plan, c.segments)
 
         setup_start = time.perf_counter()
         program = pyupmem.build_program(
@@ -354,22 +369,29 @@ class Trainer:
                         ("combined_offset", plan.combined_offset), ("reset_tables", 1),
                     ):
                         dpus.broadcast(name, np.uint32(value))
+                    if c.segments > 1:
+                        dpus.broadcast("segments", np.uint32(c.segments))
                     dpus.scatter("n_transitions", counts.reshape(n_d, 1))
                     dpus.scatter("rng_state", rng)
                     dpus.scatter(heap, shares)
                     dpus.broadcast(heap, pair, offset=plan.combined_offset)
                 reset = True
-                last_epochs = -1
-                for step, sync in launches:
+                last_epochs = last_segment = -1
+                for step, segment, sync in launches:
                     if step != last_epochs:
                         with timer.phase(pyupmem.CPU_DPU):
                             dpus.broadcast("epochs", np.uint32(step))
                         last_epochs = step
+                    if segment != last_segment:
+                        if c.segments > 1:
+                            with timer.phase(pyupmem.CPU_DPU):
+                                dpus.broadcast("segment", np.uint32(segment))
+                        last_segment = segment
                     with timer.phase(pyupmem.DPU_KERNEL):
                         dpus.launch()
                     with timer.phase(pyupmem.DPU_CPU):
                         updates = dpus.gather("updates", np.uint32, n_t)
-                    self._check_updates(updates, counts, step)
+                    self._check_updates(updates, expected[segment], step)
                     if reset != sync:
                         with timer.phase(pyupmem.CPU_DPU):
                             dpus.broadcast("reset_tables", np.uint32(sync))
@@ -406,6 +428,19 @@ class Trainer:
         n = pairs[:, :, 1].copy().reshape(n_l, n_s, n_a)
         return q, n
 
+    def _expected_updates(self, plan: kernel.MemoryPlan, segments: int) -> list[np.ndarray]:
+        """Per segment, the updates each DPU makes in one epoch of it: ``(D,)`` int64."""
+        c = self.config
+        if segments == 1:
+            return [np.array([n for _, n in plan.shares], dtype=np.int64)]
+        out = [np.zeros(len(plan.shares), dtype=np.int64) for _ in range(segments)]
+        for d, (_, n_d) in enumerate(plan.shares):
+            for t in range(c.n_tasklets):
+                m = len(local_indices(c.layout, n_d, c.n_tasklets, t, c.chunk))
+                for part in range(segments):
+                    out[part][d] += split(m, segments, part)[1]
+        return out
+
     @staticmethod
     def _check_updates(updates: np.ndarray, counts: np.ndarray, epochs: int) -> None:
         made = updates.astype(np.int64).sum(axis=1)
@@ -434,6 +469,7 @@ def train_dpu(
     combine: str = "pooled",
     seed: int = 0,
     chunk: int = DEFAULT_CHUNK,
+    segments: int = 1,
     *,
     tables: str = "auto",
     progress: bool = False,
@@ -448,6 +484,7 @@ def train_dpu(
     return Trainer(
         algorithm=algorithm, layout=layout, fmt=fmt, nr_dpus=n_dpus, nr_tasklets=n_tasklets,
         epochs=epochs, alpha=alpha, gamma=gamma, epsilon=epsilon, sync_every=sync_every,
-        combine=combine, seed=seed, chunk=chunk, tables=tables, progress=progress,
+        combine=combine, seed=seed, chunk=chunk, segments=segments, tables=tables,
+        progress=progress,
         backend=backend,
     ).train(dataset)

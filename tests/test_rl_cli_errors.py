@@ -71,10 +71,12 @@ def test_epochs_out_of_range(capsys, files):
 def test_counters_never_overflow(monkeypatch):
     """Launches are split so that no tasklet's uint32 counter wraps (the limit is made
     tiny here); the tables still equal the reference, whose counts saturate."""
-    assert list(launch_schedule(5, 0, 3)) == [(5, False)]
+    assert list(launch_schedule(5, 0, 3)) == [(5, 0, False)]
+    assert list(launch_schedule(2, 1, 3, 2)) == [(1, 0, True), (1, 1, True), (1, 0, True),
+                                                 (1, 1, False)]
     monkeypatch.setattr(kernel, "COUNTER_MAX", 100)
-    assert list(launch_schedule(5, 2, 40)) == [(2, True), (2, True), (1, False)]
-    assert list(launch_schedule(7, 0, 40)) == [(2, False)] * 3 + [(1, False)]
+    assert list(launch_schedule(5, 2, 40)) == [(2, 0, True), (2, 0, True), (1, 0, False)]
+    assert list(launch_schedule(7, 0, 40)) == [(2, 0, False)] * 3 + [(1, 0, False)]
     ds = datasets.collect("FrozenLake-v1", 150, seed=3)
     kw = dict(n_dpus=2, n_tasklets=1, epochs=7, sync_every=0, alpha=0.3, gamma=0.9)
     result = Trainer(nr_dpus=2, nr_tasklets=1, epochs=7, sync_every=0, alpha=0.3, gamma=0.9,

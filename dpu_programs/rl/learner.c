@@ -17,6 +17,9 @@
  *   n_transitions          this DPU's share (its local transitions)
  *   n_states, n_actions    the table size (n_actions <= 256: a row is one DMA)
  *   epochs                 passes over the share in this launch
+ *   segments, segment      each tasklet visits only part `segment` (0-based) of the even
+ *                          split of its visit sequence into `segments` parts (the host
+ *                          combines after every part; rl/reference.py); 1, 0: all of it
  *   alpha, gamma_          float bits (FP32) or Q0.15 coefficients (INT32)
  *   eps_threshold          SARSA explores when next() < eps_threshold
  *   use_wram               1: copy the tables to WRAM for the launch (the host checks
@@ -85,6 +88,8 @@ __host uint32_t n_transitions;
 __host uint32_t n_states;
 __host uint32_t n_actions;
 __host uint32_t epochs;
+__host uint32_t segments = 1;
+__host uint32_t segment;
 __host uint32_t alpha;
 __host uint32_t gamma_;
 __host uint32_t eps_threshold;
@@ -152,6 +157,8 @@ struct learner {
     struct entry *window; /* WRAM scratch of one row, 8 * n_actions bytes */
     uint32_t rng;
     uint32_t n_actions;
+    uint32_t eps;        /* eps_threshold, alpha and gamma_ held here, not re-read from */
+    value_t alpha, gamma; /* the __host variables at every update */
 };
 
 /* The row of state s: a pointer into WRAM, or read from MRAM into the window. */
@@ -184,7 +191,7 @@ learn(struct learner *l, const struct transition *tr, const int wram)
         value_t b;
 #ifdef ALGORITHM_SARSA
         uint32_t chosen = 0;
-        if (next_random(&l->rng) < eps_threshold) {
+        if (next_random(&l->rng) < l->eps) {
             chosen = next_random(&l->rng) % n_a;
         } else {
             value_t best = row[0].q;
@@ -202,17 +209,17 @@ learn(struct learner *l, const struct transition *tr, const int wram)
                 b = row[j].q;
 #endif
 #ifdef FORMAT_INT32
-        target = sat_add(r, mul_q15(b, (int32_t)gamma_));
+        target = sat_add(r, mul_q15(b, l->gamma));
 #else
-        const float discounted = from_bits(gamma_) * b;
+        const float discounted = l->gamma * b;
         target = r + discounted;
 #endif
     }
 #ifdef FORMAT_INT32
-    const value_t updated = sat_add(q, mul_q15(sat_sub(target, q), (int32_t)alpha));
+    const value_t updated = sat_add(q, mul_q15(sat_sub(target, q), l->alpha));
 #else
     const float difference = target - q;
-    const float step = from_bits(alpha) * difference;
+    const float step = l->alpha * difference;
     const value_t updated = q + step;
 #endif
     const uint32_t count = current.n + (current.n != 0xFFFFFFFFu); /* saturating */
@@ -226,31 +233,45 @@ learn(struct learner *l, const struct transition *tr, const int wram)
     }
 }
 
-/* One epoch over this tasklet's transitions; returns the number of updates. */
+/* One epoch (or one segment of it) over this tasklet's transitions; returns the number
+ * of updates. Positions 0 .. m - 1 number the tasklet's visit sequence; the segment is
+ * positions split(m, segments, segment). */
 static inline __attribute__((always_inline)) uint32_t
 epoch(struct learner *l, struct transition *buffer, uintptr_t data, const int wram)
 {
     const uint32_t id = me();
-    uint32_t count = 0;
 #ifdef LAYOUT_STRIDE
     const uint32_t nr_chunks = (n_transitions + CHUNK - 1) / CHUNK;
-    for (uint32_t k = id; k < nr_chunks; k += NR_TASKLETS) {
-        const uint32_t first = k * CHUNK;
-        const uint32_t n = n_transitions - first < CHUNK ? n_transitions - first : CHUNK;
+    uint32_t m = 0;
+    if (id < nr_chunks) {
+        m = (nr_chunks - id + NR_TASKLETS - 1) / NR_TASKLETS * CHUNK;
+        if ((nr_chunks - 1) % NR_TASKLETS == id) /* the short last chunk is ours */
+            m -= nr_chunks * CHUNK - n_transitions;
+    }
 #else
     const uint32_t share = n_transitions / NR_TASKLETS, extra = n_transitions % NR_TASKLETS;
     const uint32_t begin = id * share + (id < extra ? id : extra);
-    const uint32_t end = begin + share + (id < extra ? 1 : 0);
-    for (uint32_t first = begin; first < end; first += BLOCK) {
-        const uint32_t n = end - first < BLOCK ? end - first : BLOCK;
+    const uint32_t m = share + (id < extra ? 1 : 0);
+#endif
+    const uint32_t part = m / segments, rest = m % segments;
+    const uint32_t lo = segment * part + (segment < rest ? segment : rest);
+    const uint32_t hi = lo + part + (segment < rest ? 1 : 0);
+    for (uint32_t p = lo; p < hi;) {
+#ifdef LAYOUT_STRIDE
+        const uint32_t offset = p % CHUNK;
+        const uint32_t first = (id + p / CHUNK * NR_TASKLETS) * CHUNK + offset;
+        const uint32_t n = hi - p < CHUNK - offset ? hi - p : CHUNK - offset;
+#else
+        const uint32_t first = begin + p;
+        const uint32_t n = hi - p < BLOCK ? hi - p : BLOCK;
 #endif
         mram_read((__mram_ptr void *)(data + (uintptr_t)first * sizeof(struct transition)),
                   buffer, n * sizeof(struct transition));
         for (uint32_t i = 0; i < n; i++)
             learn(l, &buffer[i], wram);
-        count += n;
+        p += n;
     }
-    return count;
+    return hi - lo;
 }
 
 /* Moves bytes between MRAM and WRAM in DMAs of at most 2048 bytes (8-aligned sizes). */
@@ -289,6 +310,14 @@ int main(void)
     l.mram_table = heap + tables_offset + (uintptr_t)id * table_bytes;
     l.window = mem_alloc(n_actions * 8);
     l.rng = rng_state[id];
+    l.eps = eps_threshold;
+#ifdef FORMAT_INT32
+    l.alpha = (int32_t)alpha;
+    l.gamma = (int32_t)gamma_;
+#else
+    l.alpha = from_bits(alpha);
+    l.gamma = from_bits(gamma_);
+#endif
     struct transition *buffer = mem_alloc(BUFFER * sizeof(struct transition));
     uint32_t count = 0;
 
