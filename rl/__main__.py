@@ -56,6 +56,9 @@ def _trainer_options(parser: argparse.ArgumentParser) -> None:
                    help="SARSA's exploration probability")
     g.add_argument("--sync-every", type=int, default=d["sync_every"],
                    help="combine and broadcast every K epochs (0: only at the end)")
+    g.add_argument("--segments", type=int, default=d["segments"],
+                   help="combines per epoch, with --sync-every 1 (0: 4 when the learners' "
+                        "shares are small against the table, else 1)")
     g.add_argument("--combine", choices=COMBINES, default=d["combine"])
     g.add_argument("--seed", type=int, default=d["seed"])
     g.add_argument("--chunk", type=int, default=d["chunk"], help="stride chunk (transitions)")
@@ -96,6 +99,9 @@ def _check_trainer_options(args: argparse.Namespace) -> None:
     _check_range("--tasklets", args.tasklets, 1, kernel.MAX_TASKLETS)
     _check_range("--epochs", args.epochs, 1, _U32)
     _check_range("--sync-every", args.sync_every, 0, _U32, " (0: combine only at the end)")
+    _check_range("--segments", args.segments, 0, _U32, " (0: chosen from the data)")
+    if args.segments > 1 and args.sync_every != 1:
+        raise ValueError(f"--segments {args.segments} (combines per epoch) needs --sync-every 1")
     _check_range("--seed", args.seed, 0, _U32)
     _check_range("--chunk", args.chunk, 1, kernel.MAX_CHUNK)
     for name in ("alpha", "gamma", "epsilon"):
@@ -129,7 +135,7 @@ def _trainer(args: argparse.Namespace, **override) -> Trainer:
         algorithm=args.algorithm, layout=args.layout, fmt=args.fmt, nr_dpus=args.dpus,
         nr_tasklets=args.tasklets, epochs=args.epochs, alpha=args.alpha, gamma=args.gamma,
         epsilon=args.epsilon, sync_every=args.sync_every, combine=args.combine,
-        seed=args.seed, chunk=args.chunk, tables=args.tables,
+        seed=args.seed, chunk=args.chunk, segments=args.segments, tables=args.tables,
         progress=not args.no_progress and sys.stderr.isatty(),
     )
     settings.update(override)
@@ -150,7 +156,8 @@ def _describe_run(result: TrainResult, n: int) -> str:
     return (
         f"trained {c.algorithm} ({c.fmt}, {c.layout} layout) on {c.n_dpus} {_backend_words()} "
         f"x {c.n_tasklets} tasklets = {c.n_learners} learners, {c.epochs} epochs over "
-        f"{n:,} transitions, sync every {c.sync_every or 'run'}, {c.combine} combine, "
+        f"{n:,} transitions, sync every {c.sync_every or 'run'}"
+        f"{f' ({c.segments} combines per epoch)' if c.segments > 1 else ''}, {c.combine} combine, "
         f"tables in {result.tables_in.upper()}\n"
         f"  {result.seconds:.2f} s ({result.updates_per_second / 1e6:.1f} M updates/s); "
         f"setup (build, allocate, load) {result.setup_seconds:.2f} s"

@@ -15,7 +15,14 @@ from . import fixed_point
 from .combine import combine, step_alpha
 from .datasets import Dataset
 from .layouts import DEFAULT_CHUNK, learner_indices, split
-from .reference import Result, TrainConfig, eps_threshold, initial_rng_states, make_config
+from .reference import (
+    Result,
+    TrainConfig,
+    eps_threshold,
+    initial_rng_states,
+    make_config,
+    resolve_segments,
+)
 
 
 def train_baseline(
@@ -56,6 +63,7 @@ def _xorshift(x: np.ndarray) -> np.ndarray:
 
 
 def _train(ds: Dataset, cfg: TrainConfig) -> Result:
+    cfg = resolve_segments(cfg, len(ds), ds.n_states, ds.n_actions)
     n_s, n_a, n_l = ds.n_states, ds.n_actions, cfg.n_learners
     seqs = learner_indices(cfg.layout, len(ds), cfg.n_dpus, cfg.n_tasklets, cfg.chunk, cfg.seed)
     fp32 = cfg.fmt == "fp32"

@@ -47,7 +47,8 @@ With ``sync_every = K > 0``, after epoch ``e`` (1-based) with ``e % K == 0`` and
 ``e < epochs`` the host combines all tables (:func:`rl.combine.combine`, with the learners' real
 learning rate :func:`rl.combine.step_alpha`) and broadcasts
 the result: every learner's table becomes the combined table and its counts 0. With
-``segments = K > 1`` (which needs ``sync_every = 1``) every epoch is split into ``K``
+``segments = K > 1`` (which needs ``sync_every = 1``; ``segments = 0`` picks ``K`` from
+the data, :func:`resolve_segments`) every epoch is split into ``K``
 parts: learner ``l`` first visits part 0 of the even split
 ``rl.layouts.split(len(seq_l), K, k)`` of its sequence, then all tables are combined
 and broadcast, then part 1, and so on; the host combines after every part except the
@@ -62,7 +63,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -125,7 +126,8 @@ class TrainConfig:
     epsilon: float = 0.1  #: SARSA's exploration probability
     sync_every: int = 0  #: combine and broadcast every K epochs (0: only at the end)
     #: combines per epoch: each learner's share of an epoch is split into this many parts,
-    #: with a combine after each (needs ``sync_every = 1`` when above 1)
+    #: with a combine after each (needs ``sync_every = 1`` when above 1); 0: chosen from
+    #: the data (:func:`resolve_segments`)
     segments: int = 1
     combine: str = "pooled"  #: one of :data:`rl.combine.COMBINES`
     seed: int = 0  #: seeds the random layout's permutation and SARSA's generators
@@ -151,8 +153,8 @@ class TrainConfig:
                 raise ValueError(f"{name}={getattr(self, name)} must be at least 1")
         if self.sync_every < 0:
             raise ValueError(f"sync_every={self.sync_every} must be 0 (end only) or >= 1")
-        if int(self.segments) < 1:
-            raise ValueError(f"segments={self.segments} must be at least 1")
+        if int(self.segments) < 0:
+            raise ValueError(f"segments={self.segments} must be 0 (auto) or at least 1")
         if self.segments > 1 and self.sync_every != 1:
             raise ValueError(
                 f"segments={self.segments} (combines per epoch) needs sync_every=1, not "
@@ -186,6 +188,31 @@ class Result:
         if self.table.dtype == np.int32:
             return fixed_point.from_q16(self.table)
         return self.table.astype(np.float64)
+
+
+#: combines per epoch that ``segments=0`` (auto) picks for learners with small shares
+AUTO_SEGMENTS = 4
+#: auto picks :data:`AUTO_SEGMENTS` when a learner's share of an epoch holds fewer than
+#: this many transitions per table entry
+AUTO_COVERAGE = 4
+
+
+def resolve_segments(cfg: TrainConfig, n: int, n_states: int, n_actions: int) -> TrainConfig:
+    """``cfg`` with ``segments=0`` (auto) replaced by the number it means for ``n``
+    transitions and an ``(n_states, n_actions)`` table; any other value is kept.
+
+    Auto: :data:`AUTO_SEGMENTS` combines per epoch when the learners combine every epoch
+    (``sync_every = 1``), there is more than one learner, and a learner's share of an
+    epoch, ``ceil(n / L)`` transitions, is below ``AUTO_COVERAGE * n_states * n_actions``
+    (too few for a learner to carry value information across its share between
+    combines); otherwise 1.
+    """
+    if cfg.segments:
+        return cfg
+    share = -(-int(n) // cfg.n_learners)
+    small = share < AUTO_COVERAGE * int(n_states) * int(n_actions)
+    k = AUTO_SEGMENTS if cfg.sync_every == 1 and cfg.n_learners > 1 and small else 1
+    return replace(cfg, segments=k)
 
 
 def make_config(**settings) -> TrainConfig:
@@ -240,6 +267,7 @@ def train_reference(
 
 
 def _train(ds: Dataset, cfg: TrainConfig) -> Result:
+    cfg = resolve_segments(cfg, len(ds), ds.n_states, ds.n_actions)
     n_s, n_a, n_l = ds.n_states, ds.n_actions, cfg.n_learners
     seqs = [ix.tolist() for ix in learner_indices(
         cfg.layout, len(ds), cfg.n_dpus, cfg.n_tasklets, cfg.chunk, cfg.seed)]

@@ -78,7 +78,14 @@ from .combine import combine as combine_tables
 from .combine import step_alpha
 from .datasets import Dataset
 from .layouts import DEFAULT_CHUNK, dpu_shares, local_indices, permutation, split
-from .reference import Result, TrainConfig, eps_threshold, initial_rng_states, make_config
+from .reference import (
+    Result,
+    TrainConfig,
+    eps_threshold,
+    initial_rng_states,
+    make_config,
+    resolve_segments,
+)
 
 #: Trainer defaults (see the module docstring for why).
 DEFAULTS: dict[str, object] = {
@@ -95,7 +102,7 @@ DEFAULTS: dict[str, object] = {
     "combine": "pooled",
     "seed": 0,
     "chunk": DEFAULT_CHUNK,
-    "segments": 1,
+    "segments": 0,
 }
 
 #: Where the tables may be placed: chosen automatically, or forced.
@@ -176,7 +183,8 @@ class Trainer:
             (0: only once, at the end).
         segments: combines per epoch (needs ``sync_every=1`` when above 1): every
             learner's share of an epoch is split into this many parts, with a combine
-            after each.
+            after each; 0 (the default) picks 4 for learners whose shares are small
+            against the table, else 1 (:func:`rl.reference.resolve_segments`).
         combine: one of :data:`rl.combine.COMBINES` (see :mod:`rl.combine`).
         seed: seeds SARSA's generators and the random layout's permutation.
         chunk: transitions per chunk of the stride layout (1 to 128).
@@ -207,7 +215,7 @@ class Trainer:
         combine: str = "pooled",
         seed: int = 0,
         chunk: int = DEFAULT_CHUNK,
-        segments: int = 1,
+        segments: int = 0,
         *,
         tables: str = "auto",
         progress: bool = True,
@@ -316,8 +324,8 @@ class Trainer:
                 fit the INT32 format.
             pyupmem.PyUpmemError: the DPUs could not be allocated or a DPU faulted.
         """
-        c = self.config
         plan = self.plan(dataset)
+        c = resolve_segments(self.config, len(dataset), dataset.n_states, dataset.n_actions)
         n_s, n_a, n_t, n_d = dataset.n_states, dataset.n_actions, c.n_tasklets, c.n_dpus
         fp32 = c.fmt == "fp32"
         dtype = np.float32 if fp32 else np.int32
