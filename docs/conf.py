@@ -42,9 +42,13 @@ autodoc_default_options = {
     "undoc-members": True,
     "show-inheritance": True,
     "member-order": "bysource",
-    # DpuSet, Rank and Dpu get their methods from a private base class: document them on
-    # each class, but not what every exception, tuple or mapping has.
-    "inherited-members": "BaseException,Exception,tuple,dict,object,Mapping,Structure,Union,CDLL",
+    # Document each method once, on the class that defines it: DpuSet, Rank, Dpu and
+    # DpuSubset show "Bases: DpuGroup", which holds the operations they share. Members that
+    # a class inherits from elsewhere in the packages are still listed on it, but never
+    # what every exception, tuple or mapping has.
+    "inherited-members": (
+        "BaseException,Exception,tuple,dict,object,Mapping,Structure,Union,CDLL,DpuGroup"
+    ),
 }
 autodoc_typehints = "description"
 autodoc_typehints_description_target = "documented_params"
@@ -227,15 +231,46 @@ def _plain_first_colon(app, what, name, obj, options, lines) -> None:
 
     Runs before napoleon and replaces the first line's colon with a look-alike (U+A789).
     """
-    if what in ("data", "attribute") and lines and ": " in lines[0]:
+    if what in ("data", "attribute", "property") and lines and ": " in lines[0]:
         head, tail = lines[0].split(": ", 1)
         if "`" not in head:
             lines[0] = f"{head}\ua789 {tail}"
 
 
 def _public_bases(app, name, obj, options, bases) -> None:
-    """Show only public base classes (DpuSet's private _Node is an implementation detail)."""
-    bases[:] = [base for base in bases if not base.__name__.startswith("_")] or bases[:0]
+    """Show only informative base classes: no private ones and no bare ``object`` (a class
+    left with none gets no "Bases:" line, see :func:`_drop_empty_bases`)."""
+    bases[:] = [
+        base
+        for base in bases
+        if base is not object and not getattr(base, "__name__", "").startswith("_")
+    ]
+
+
+def _drop_empty_bases(app, doctree) -> None:
+    """Remove the "Bases:" paragraph autodoc writes even when no base class is left."""
+    from docutils import nodes
+
+    for paragraph in list(doctree.findall(nodes.paragraph)):
+        if paragraph.astext().strip() == "Bases:":
+            paragraph.parent.remove(paragraph)
+
+
+# Classes that users get from pyupmem, never construct: their constructor's parameters are
+# internal, so the reference shows no signature for them.
+INTERNAL_CONSTRUCTORS = {
+    "pyupmem.dpuset.DpuGroup",
+    "pyupmem.dpuset.Dpu",
+    "pyupmem.dpuset.Rank",
+    "pyupmem.dpuset.DpuSubset",
+    "pyupmem.dpuset.LoadedProgram",
+}
+
+
+def _hide_internal_constructors(app, what, name, obj, options, signature, return_annotation):
+    if what == "class" and name in INTERNAL_CONSTRUCTORS:
+        return "", None
+    return None
 
 
 def _skip_member(app, what, name, obj, skip, options):
@@ -245,12 +280,38 @@ def _skip_member(app, what, name, obj, skip, options):
     return None
 
 
+def _on_a_base_class(objects, target: str) -> list[str]:
+    """``DpuSet.gather`` -> ``pyupmem.dpuset.DpuGroup.gather``: the documented base class
+    of the named class that defines the member."""
+    import importlib
+
+    owner, member = target.rsplit(".", 1)
+    short = owner.rsplit(".", 1)[-1]
+    for name in objects:
+        if not (name == owner or name.endswith("." + short)) or objects[name].objtype != "class":
+            continue
+        module_name, _, class_name = name.rpartition(".")
+        try:
+            klass = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError):
+            continue
+        for base in getattr(klass, "__mro__", ())[1:]:
+            home = f"{base.__module__}.{base.__qualname__}.{member}"
+            if home in objects:
+                return [home]
+    return []
+
+
 def _resolve_short_names(app, env, node, contnode):
     """Resolve ``pyupmem.DpuSet``, ``Program``, ``DpuSet.load`` ... to the one documented
     object whose full name ends with them (re-exported or relative names)."""
     if node.get("refdomain") != "py":
         return None
     target = node["reftarget"]
+    import builtins
+
+    if target in vars(builtins):  # TypeError, object ...: plain text, never a link elsewhere
+        return contnode
     domain = env.get_domain("py")
     objects = domain.objects
     candidates = []
@@ -266,10 +327,13 @@ def _resolve_short_names(app, env, node, contnode):
             preferred = [n for n in candidates if owner and f".{owner}." in n]
             on_set = [c for c in candidates if ".DpuSet." in c]
             candidates = preferred[:1] or on_set[:1] or candidates
+    if not candidates and "." in target:  # a method documented once, on a base class
+        candidates = _on_a_base_class(objects, target)
     if not candidates and "." in target:  # an attribute described in its class's docstring
         owner = target.rsplit(".", 1)[0]
         candidates = [n for n in objects if n == owner or n.endswith("." + owner)][:1]
-    if not candidates and node.get("py:class"):
+    if not candidates and node.get("py:class") and node.get("reftype") in ("attr", "meth"):
+        # an attribute of the current class that its docstring describes ("Attributes:")
         owner = node["py:class"]
         candidates = [n for n in objects if n.endswith("." + owner)][:1]
     if not candidates:
@@ -286,5 +350,7 @@ def setup(app):
     app.connect("builder-inited", write_api_pages)
     app.connect("autodoc-process-docstring", _plain_first_colon, priority=400)
     app.connect("autodoc-process-bases", _public_bases)
+    app.connect("autodoc-process-signature", _hide_internal_constructors)
+    app.connect("doctree-read", _drop_empty_bases)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("missing-reference", _resolve_short_names)

@@ -2,8 +2,10 @@
 
 A :class:`DpuSet` owns DPUs allocated from libdpu and frees them when it is closed (it is
 a context manager). It is a sequence of :class:`Dpu`; :attr:`DpuSet.ranks` gives its
-:class:`Rank` objects. DPUs and ranks are views on the set: they offer the same
-operations, restricted to themselves, and become unusable once the set is freed.
+:class:`Rank` objects; slices, lists of positions and masks give :class:`DpuSubset`
+objects. DPUs, ranks and sub-sets are views on the set: they offer the same operations
+(those of :class:`DpuGroup`, the class they share), restricted to themselves, and become
+unusable once the set is freed.
 
 Transfers take numpy arrays or any object with the buffer protocol and pass their memory
 to libdpu without copying (a non-contiguous input array is first made contiguous).
@@ -63,6 +65,18 @@ from pyupmem.estimate import KernelEstimate, transfer_seconds
 from pyupmem.program import Program, Symbol
 from pyupmem.typecheck import as_input_array as _as_input_array
 from pyupmem.typecheck import checked_input, read_layout
+
+__all__ = [
+    "DpuSet",
+    "DpuGroup",
+    "Rank",
+    "Dpu",
+    "DpuSubset",
+    "DpuStatus",
+    "LoadedProgram",
+    "ALL",
+    "FAULT_PREFIX",
+]
 
 ALL = C.DPU_ALLOCATE_ALL
 """Allocate every available DPU (or rank): ``DpuSet(ALL)``, the same as ``DpuSet()``."""
@@ -181,8 +195,16 @@ class LoadedProgram(Mapping[str, Symbol]):
         return f"LoadedProgram({str(self.program.path)!r})"
 
 
-class _Node:
-    """What sets, ranks and DPUs share: transfers, launches, status, logs."""
+class DpuGroup:
+    """The operations every group of DPUs has: a whole :class:`DpuSet`, a :class:`Rank`,
+    a single :class:`Dpu` and a :class:`DpuSubset` (``dpus[0:4]``) all load programs, move
+    data, launch, wait, report status and read logs through these methods, each acting on
+    its own DPUs only. You never create one directly: allocate a :class:`DpuSet`, then
+    index it or take its :attr:`~DpuSet.ranks`.
+
+    Transfers, launches and :meth:`callback` can be queued with ``asynchronous=True``
+    (:mod:`pyupmem.asynchrony`).
+    """
 
     _owner: DpuSet
     _c: C.dpu_set_t
@@ -321,7 +343,7 @@ class _Node:
         return DpuSubset(owner, chosen)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Node):
+        if not isinstance(other, DpuGroup):
             return NotImplemented
         return self._owner is other._owner and self._key == other._key
 
@@ -1331,11 +1353,11 @@ class _Node:
 
         self._enqueue(run, f"callback {getattr(function, '__qualname__', function)!r}")
 
-    def _rank_parts(self) -> list[_Node]:
+    def _rank_parts(self) -> list[DpuGroup]:
         """This set split by rank: whole ranks as :class:`Rank`, parts as sub-sets."""
         owner = self._owner
         chosen = list(self._indices())
-        parts: list[_Node] = []
+        parts: list[DpuGroup] = []
         for rank in owner.ranks:
             members = [p for p in chosen if rank._first <= p < rank._first + rank._count]
             if len(members) == rank._count and members:
@@ -1438,7 +1460,7 @@ def _check_out(out: np.ndarray, count: int, call: str) -> None:
         )
 
 
-class Dpu(_Node):
+class Dpu(DpuGroup):
     """One DPU of a :class:`DpuSet` (a ``DPU_SET_DPU`` set in libdpu's terms).
 
     It has every operation of a set, restricted to this DPU, plus :meth:`read` and
@@ -1460,7 +1482,7 @@ class Dpu(_Node):
         self._lib(settle=False)
         return iter((self,))
 
-    def _rank_parts(self) -> list[_Node]:
+    def _rank_parts(self) -> list[DpuGroup]:
         return [self]  # the SDK calls a single DPU's callback once
 
     def __getitem__(self, index: int | slice) -> Any:
@@ -1473,7 +1495,7 @@ class Dpu(_Node):
         return f"<Dpu {self.index} of {self._owner!r}>"
 
 
-class Rank(_Node):
+class Rank(DpuGroup):
     """One rank of a :class:`DpuSet` (up to 64 DPUs), with every operation of a set.
 
     Attributes:
@@ -1492,7 +1514,7 @@ class Rank(_Node):
         return f"<Rank {self.index} ({self._count} DPUs) of {self._owner!r}>"
 
 
-class DpuSet(_Node):
+class DpuSet(DpuGroup):
     """DPUs allocated from libdpu, freed when the set is closed.
 
     Use it as a context manager so that the DPUs are always freed::
@@ -1505,7 +1527,9 @@ class DpuSet(_Node):
             ...
 
     ``len(dpus)`` is the number of DPUs; iterating or indexing gives :class:`Dpu` objects
-    and :attr:`ranks` the :class:`Rank` objects. The set is also freed when it is
+    (a slice, a list or a mask gives a :class:`DpuSubset`) and :attr:`ranks` the
+    :class:`Rank` objects. Loading, transfers, launches, status and logs are the methods
+    of :class:`DpuGroup`, which every one of these shares. The set is also freed when it is
     garbage collected or when the interpreter exits.
 
     Args:
@@ -1714,7 +1738,7 @@ class DpuSet(_Node):
     def _dpu_structs(self) -> list[C.dpu_set_t]:
         return self._structs()
 
-    def _program_loaded(self, node: _Node, loaded: LoadedProgram) -> None:
+    def _program_loaded(self, node: DpuGroup, loaded: LoadedProgram) -> None:
         programs = self._view_programs
         if node is self:
             self._loaded = loaded
@@ -1740,7 +1764,7 @@ class DpuSet(_Node):
                 programs[rank._key] = None  # a mix of programs
 
 
-class DpuSubset(_Node):
+class DpuSubset(DpuGroup):
     """Some DPUs of a :class:`DpuSet`, chosen by a slice, a list of positions or a boolean
     mask (``dpus[0:4]``, ``dpus[[0, 5, 9]]``, ``dpus[mask]``), with every operation of a set.
 
@@ -1777,7 +1801,7 @@ class DpuSubset(_Node):
 
     # ----------------------------------------------------------------- grouping
 
-    def _groups(self) -> list[tuple[_Node, list[int]]]:
+    def _groups(self) -> list[tuple[DpuGroup, list[int]]]:
         """The chosen DPUs grouped by rank: (the rank, or the single DPU where the rank
         has no single program here, and the positions in this subset)."""
         owner = self._owner
@@ -1789,7 +1813,7 @@ class DpuSubset(_Node):
                 where[position] = rank.index
         for slot, position in enumerate(self.positions):
             by_rank.setdefault(where[position], []).append(slot)
-        groups: list[tuple[_Node, list[int]]] = []
+        groups: list[tuple[DpuGroup, list[int]]] = []
         for rank_index, slots in by_rank.items():
             rank = ranks[rank_index]
             if rank._program_state() is not None:
@@ -1896,7 +1920,7 @@ class DpuSubset(_Node):
             self._enqueue(lambda: self.launch(asynchronous=True), "launch")
             return
         lib = self._lib()
-        launched: list[_Node] = []
+        launched: list[DpuGroup] = []
         chosen = set(self.positions)
         done: set[int] = set()
         for rank in self._owner.ranks:

@@ -279,10 +279,68 @@ def test_every_public_name_is_in_the_api_reference(built_docs: Path, package: st
                 for klass in obj.__mro__:
                     if not klass.__module__.startswith(package):
                         continue
+                    # Each member is documented once: on this class, or on the public base
+                    # class that defines it (which the class's "Bases:" line links to).
+                    home = f"{klass.__module__}.{klass.__qualname__}"
+                    on_base = klass is not obj and not klass.__name__.startswith("_")
                     for member in vars(klass):
-                        if not member.startswith("_") and f"{target}.{member}" not in documented:
-                            missing.append(f"{target}.{member}")
+                        if member.startswith("_") or f"{target}.{member}" in documented:
+                            continue
+                        if on_base and home in documented and f"{home}.{member}" in documented:
+                            continue
+                        missing.append(f"{target}.{member}")
     assert not missing, "not in the API reference:\n" + "\n".join(sorted(set(missing)))
+
+
+def test_reference_shows_dpuset_first_and_each_shared_method_once(built_docs: Path) -> None:
+    documented = _inventory(built_docs)
+    for method in ("load", "scatter", "gather", "launch", "sync", "callback", "logs"):
+        assert f"pyupmem.dpuset.DpuGroup.{method}" in documented
+        for cls in ("DpuSet", "Rank", "Dpu"):
+            assert f"pyupmem.dpuset.{cls}.{method}" not in documented, f"{cls}.{method} again"
+    page = (built_docs / "html" / "reference" / "api" / "pyupmem.dpuset.html").read_text()
+    classes = re.findall(r'<dt class="sig sig-object py" id="pyupmem\.dpuset\.(\w+)">', page)
+    assert classes[:2] == ["DpuSet", "DpuGroup"], classes
+
+    def header(name: str) -> str:
+        found = re.search(rf'id="pyupmem\.dpuset\.{name}">(.*?)</dt>', page, re.S)
+        assert found, name
+        return found.group(1)
+
+    for name in ("DpuGroup", "Rank", "Dpu", "DpuSubset", "LoadedProgram"):
+        assert "sig-param" not in header(name), f"{name} shows its internal constructor"
+    assert "nr_dpus" in header("DpuSet")  # the one users call
+
+
+def test_reference_bases_are_never_empty_nor_a_link_to_the_class_itself(built_docs: Path) -> None:
+    problems = []
+    for page in sorted((built_docs / "html" / "reference" / "api").glob("*.html")):
+        text = page.read_text()
+        for match in re.finditer(r"<p>Bases:(.*?)</p>", text, re.S):
+            before = text[: match.start()]
+            owner = re.findall(r'<dt class="sig sig-object py" id="([\w.]+)">', before)
+            content = match.group(1)
+            if not re.sub(r"<[^>]+>", "", content).strip():
+                problems.append(f"{page.name}: {owner[-1]}: empty Bases")
+            if owner and f'href="#{owner[-1]}"' in content:
+                problems.append(f"{page.name}: {owner[-1]}: Bases links to the class itself")
+            if re.sub(r"<[^>]+>", "", content).strip() == "object":
+                problems.append(f"{page.name}: {owner[-1]}: Bases: object")
+    assert not problems, "\n".join(problems)
+
+
+def test_landing_page_has_an_example_and_benchmarks_say_things_once(built_docs: Path) -> None:
+    from docutils import nodes
+
+    trees = _doctrees(built_docs)
+    sources = {
+        Path(block["source"]).name
+        for block in trees["index"].findall(nodes.literal_block)
+        if block.get("source")
+    }
+    assert "landing_example.py" in sources
+    benchmarks = trees["benchmarks"].astext()
+    assert benchmarks.count("Every figure is a ratio against a baseline") == 1
 
 
 # ------------------------------------------------------------------ plots and README

@@ -63,3 +63,18 @@ with pim.DpuSet(2) as dpus:
         print(error.name)
         print(textwrap.fill(error.detail, 80))
 # [end-errors]
+
+# [start-async]
+seen = []
+with pim.DpuSet(nr_dpus) as dpus:
+    dpus.load(program)
+    dpus.broadcast("factor", np.int32(2))
+    dpus.scatter("values", values)
+    dpus.launch(asynchronous=True)  # returns at once: the DPUs run
+    once = dpus.gather("values", asynchronous=True)  # queued: runs when they are done
+    dpus.launch(asynchronous=True)  # queued behind the gather
+    twice = dpus.gather("values", asynchronous=True)
+    dpus.callback(lambda s: seen.append((int(once[5, 0]), int(twice[5, 0]))))
+    dpus.sync()  # waits for the queued work (and raises its first error)
+print("DPU 5's first value was", values[5, 0], "then, seen by the callback:", seen[0])
+# [end-async]
