@@ -21,6 +21,21 @@ import sys
 from pyupmem.backend import find_backend
 from pyupmem.errors import PyUpmemError
 
+# The help is plain text: the module docstring above is reST for the documentation.
+DESCRIPTION = """\
+pyupmem's command line: which backend pyupmem finds (info), and the shell lines
+that put the emulator's toolchain on PATH (env)."""
+EPILOG = """\
+examples:
+  python -m pyupmem info                 backend, library, compiler, DPUs and ranks
+  python -m pyupmem info --json          the same as JSON
+  eval "$(python -m pyupmem env)"        dpu-upmem-dpurte-clang and dpu-pkg-config on PATH
+
+With the emulator selected (no UPMEM SDK found, or PYUPMEM_BACKEND=emulator), env also
+sets UPMEM_HOME to a folder with the SDK's layout and puts the SDK-style Python module
+'dpu' on PYTHONPATH; with the SDK selected, those stay the SDK's.
+"""
+
 
 def _info(args: argparse.Namespace) -> int:
     backend = find_backend(args.backend, args.library)
@@ -73,7 +88,12 @@ def _env(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m pyupmem", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m pyupmem",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     info = commands.add_parser("info", help="backend, library, compiler, DPUs and ranks")
     info.add_argument("--backend", choices=("emulator", "sdk"), help="force a backend")

@@ -309,6 +309,17 @@ def test_cli_runs_as_a_module() -> None:
     assert "DPUs:     192" in result.stdout
 
 
+def test_cli_help_is_plain_text() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pyupmem", "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "info" in text and "env" in text and 'eval "$(python -m pyupmem env)"' in text
+    for markup in ("``", ":mod:", ":class:", ":func:", "::\n"):
+        assert markup not in text, f"reST markup {markup!r} in --help"
+
+
 def test_phase_timer() -> None:
     timer = pim.PhaseTimer(warmup=2, extra_phases=["merge"])
     seen = []
