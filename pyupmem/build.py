@@ -238,11 +238,15 @@ def build_program(
     if not items:
         raise ArgumentValueError("build_program needs at least one source (a path or C text)")
     if name is not None and (
-        not isinstance(name, str) or not name or "/" in name or name in (".", "..")
+        not isinstance(name, str)
+        or not name
+        or "/" in name
+        or "\0" in name
+        or name in (".", "..")
     ):
         raise ArgumentValueError(
-            f"name must be a plain file name (no '/'), got {name!r}; it names the binary "
-            "inside the cache"
+            f"name must be a plain file name (non-empty, no '/' or NUL, not '.' or '..'), "
+            f"got {name!r}; it names the binary inside the cache"
         )
     if isinstance(extra_args, str):
         raise ArgumentTypeError("extra_args must be a sequence of arguments, not one str")
