@@ -34,7 +34,8 @@ spec.loader.exec_module(cost_as)
         ("mulsd %xmm1, %xmm0", 654),  # software double
         ("jne .L3", 1),
         ("call foo", 1),
-        ("nop", 0),
+        ("nop", 1),  # __builtin_nop_(): a DPU instruction
+        ("endbr64", 0),
     ],
 )
 def test_instruction_costs(instruction, cost):

@@ -51,6 +51,7 @@ EXPECTED = {
     "type": "FUNCTIONAL_SIMULATOR",
     "trylock_while_locked": "1",
     "numa": "0",
+    "target_masked_rank_id": "0",  # dpu_target_macros.h: the rank id without target bits
     "struct_foreach": "4",
     "matches": "1",
     "bad_profile_description": "28",

@@ -53,7 +53,9 @@ def test_16_tasklets_share_one_instruction_per_cycle():
     assert (instructions == alone).all()
     # 16 active tasklets: each issues once every 16 cycles.
     assert int(many.cycles[0]) == pytest.approx(int(one.cycles[0]) * 16 / 11, rel=1e-3)
-    assert cycles.max() <= many.cycles[0]
+    # The performance counter is the DPU's: the last tasklet to finish reads the launch's
+    # cycles, not its own 11-cycle pace.
+    assert 0.99 * int(many.cycles[0]) <= int(cycles.max()) <= int(many.cycles[0])
 
 
 def test_dma_costs_alpha_plus_half_a_cycle_per_byte():
@@ -75,8 +77,9 @@ def test_dma_engine_is_shared_by_the_tasklets():
 def test_barrier_waiters_resume_at_their_releasers_time():
     solo, *_ = launch(1, 1)  # tasklet 0's compute, alone
     estimate, _, cycles = launch(3, 8)
-    # Every tasklet leaves the barrier when tasklet 0 arrives, in modelled time.
-    assert len(set(cycles.tolist())) == 1
+    # Every tasklet leaves the barrier when tasklet 0 arrives, in modelled time, and reads
+    # the counter a few instructions later.
+    assert int(cycles.max()) - int(cycles.min()) <= 11 * 20, cycles
     assert int(cycles[0]) >= 0.99 * int(solo.cycles[0])
     assert int(estimate.cycles[0]) >= int(cycles[0])
 
@@ -149,3 +152,9 @@ def test_unmodified_c_host_reports_the_estimate_with_pyupmem_emu_timing():
     assert "at 350 MHz); " in reports[0] and reports[0].endswith(" ms emulated")
     quiet = run([build_host("run_dma_rules.c"), dpu, 0, 2, ""])
     assert "estimated on hardware" not in quiet.stderr
+
+
+def test_nop_delay_loops_take_their_time():
+    """`__builtin_nop_()` is a DPU instruction: a loop of n nops issues at least n of them."""
+    _, (instructions,), _ = launch(5, 1, rounds=1000)
+    assert instructions >= 1000

@@ -18,6 +18,7 @@
 #include <dpu_program.h>
 #include <dpu_runner.h>
 #include <dpu_target.h>
+#include <dpu_target_macros.h>
 #include <dpu_transfer_matrix.h>
 #include <dpu_types.h>
 #include <stdarg.h>
@@ -179,6 +180,7 @@ int main(int argc, char **argv)
         printf("trylock_while_locked=%d\n", dpu_trylock_rank(r) != 0);
         dpu_unlock_rank(r);
         printf("numa=%d rank_id=%u\n", dpu_get_rank_numa_node(r), dpu_get_rank_id(r));
+        printf("target_masked_rank_id=%u\n", (unsigned)(dpu_get_rank_id(r) & DPU_TARGET_MASK));
     }
     printf("struct_foreach=%u matches=%u\n", counted, matches);
     dpu_description_t profile_description;

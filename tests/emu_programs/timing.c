@@ -3,9 +3,11 @@
  *   2  DMA: tasklet 0 reads 2048 bytes from MRAM `rounds` times
  *   3  barrier: tasklet 0 computes, the others wait for it at a barrier
  *   4  DMA from every tasklet: each reads 2048 bytes `rounds` times
+ *   5  a delay loop of `rounds` __builtin_nop_() in every tasklet
  * Each tasklet records the instructions issued while it ran (from the performance
  * counter, which counts for the whole DPU) and the cycle count it sees at its end. */
 #include <barrier.h>
+#include <built_ins.h>
 #include <defs.h>
 #include <mram.h>
 #include <perfcounter.h>
@@ -41,6 +43,9 @@ int main(void)
     } else if (mode == 4) {
         for (uint32_t i = 0; i < rounds; i++)
             mram_read(table, buffer[id], 2048);
+    } else if (mode == 5) {
+        for (uint32_t i = 0; i < rounds; i++)
+            __builtin_nop_();
     } else if (mode == 3) {
         if (id == 0)
             checksum[id] = compute(rounds);

@@ -92,8 +92,9 @@ COSTS: dict[str, int] = {
         "andps andpd andnps andnpd orps orpd unpcklps unpcklpd shufps pshufd".split(),
         1,
     ),
-    # free: alignment and control-flow-integrity markers
-    **dict.fromkeys("nop endbr64 endbr32".split(), 0),
+    # a DPU nop (__builtin_nop_) is an instruction; control-flow-integrity markers are free
+    "nop": 1,
+    **dict.fromkeys("endbr64 endbr32".split(), 0),
 }
 # 64-bit operands: what the DPU's 32-bit registers take (pairs with carry).
 COSTS_64: dict[str, int] = {

@@ -244,7 +244,9 @@ def _result_macros() -> list[str]:
         "#define __builtin_move_u_ri(dc, imm) ((dc) = (uint64_t)__DPURT_IMM(imm))",
         "#define __builtin_neg_rr(rc, ra) ((rc) = __dpurt_sub(0u, (uint32_t)(ra), 0u))",
         "#define __builtin_not_rr(rc, ra) ((rc) = ~(uint32_t)(ra))",
-        "#define __builtin_nop_() ((void)0)",
+        # A real instruction: delay loops built of nops keep their length, and the cost
+        # counting (one DPU instruction per nop) sees them.
+        '#define __builtin_nop_() __asm__ volatile("nop")',
     ]
     return out
 

@@ -635,7 +635,7 @@ static inline uint32_t __dpurt_op_rol_add(uint32_t a, uint32_t b, uint32_t sh)
 #define __builtin_move_u_ri(dc, imm) ((dc) = (uint64_t)__DPURT_IMM(imm))
 #define __builtin_neg_rr(rc, ra) ((rc) = __dpurt_sub(0u, (uint32_t)(ra), 0u))
 #define __builtin_not_rr(rc, ra) ((rc) = ~(uint32_t)(ra))
-#define __builtin_nop_() ((void)0)
+#define __builtin_nop_() __asm__ volatile("nop")
 
 /* The 744 intrinsics that have no meaning on the emulator. */
 #define __builtin_add_rric(...) __DPURT_NO_MEANING("__builtin_add_rric: has no meaning on the pyupmem emulator (a form with a condition or a jump target; write the comparison or the branch in C)")

@@ -30,7 +30,7 @@ perfcounter_t perfcounter_get(void)
 {
     if (!__dpurt.counting)
         return (__dpurt_now_ns() - base_ns) * 7 / 20; /* 0.35 cycles per ns */
-    uint64_t cycles = __dpurt_clock();
+    uint64_t cycles = __dpurt_dpu_clock();
     if (counting == COUNT_INSTRUCTIONS)
         return __dpurt.instructions - base_instructions;
     return cycles - base_cycles;
@@ -43,7 +43,7 @@ perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
         counting = config;
     if (reset_value) {
         base_ns = __dpurt_now_ns();
-        base_cycles = __dpurt_clock();
+        base_cycles = __dpurt_dpu_clock();
         base_instructions = __dpurt.instructions;
     }
     return value;

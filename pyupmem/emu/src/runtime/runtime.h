@@ -37,6 +37,10 @@ void __dpurt_run_launch(void);
 void __dpurt_charge(uint32_t instructions);
 /* The running tasklet's modelled clock, in DPU cycles. */
 uint64_t __dpurt_clock(void);
+/* The DPU's clock as the running tasklet sees it: its own clock, or, when it is the last
+ * one running, later if the DPU's one instruction per cycle is the bound (more than 11
+ * busy tasklets). */
+uint64_t __dpurt_dpu_clock(void);
 /* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2
  * cycles after the engine is free; a switch point. */
 void __dpurt_dma(uint32_t latency, uint32_t bytes);

@@ -149,6 +149,17 @@ uint64_t __dpurt_clock(void)
     return tasklets[__dpurt.current].clock;
 }
 
+uint64_t __dpurt_dpu_clock(void)
+{
+    /* Only when no other tasklet can still run were all the instructions counted so far
+     * issued before now (a tasklet that ran ahead may have counted later ones). */
+    uint64_t own = __dpurt_clock();
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
+        if (id != __dpurt.current && tasklets[id].state == RUNNABLE)
+            return own;
+    return pipeline_bound(own);
+}
+
 static __attribute__((noreturn)) void tasklet_exit(void)
 {
     count_instructions();
