@@ -70,17 +70,30 @@ def _round_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
 
 
 def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
-    """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``."""
+    """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``.
+
+    ``c(n_l)`` is looked up in a table of ``c(0 .. max n)`` when the counts are small (the
+    same float64 values as computing it per element, without a transcendental function
+    per learner and entry)."""
     nf = n.astype(np.float64)
     total = nf.sum(axis=0)
     if alpha <= 0.0:  # nothing moved; any weights do
         return np.where(nf > 0, nf / np.where(total > 0, total, 1.0), 0.0)
     log_keep = np.log1p(-alpha)  # log(1 - alpha) < 0
+    top = int(n.max(initial=0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        c_l = -np.expm1(nf * log_keep)  # c(n_l)
-        c_k = -np.expm1(total * log_keep)  # c(K)
+        if top <= 4 * n.size + 1024:
+            c_l = _c(np.arange(top + 1, dtype=np.float64), log_keep)[n]  # c(n_l)
+        else:
+            c_l = _c(nf, log_keep)
+        c_k = _c(total, log_keep)  # c(K)
         w = (c_k / c_l) * (nf / total)
     return np.where(nf > 0, w, 0.0)
+
+
+def _c(n: np.ndarray, log_keep: float) -> np.ndarray:
+    """``c(n) = 1 - (1 - alpha)**n`` elementwise, as ``-expm1(n * log(1 - alpha))``."""
+    return -np.expm1(n * log_keep)
 
 
 def combine(

@@ -193,6 +193,8 @@ class Trainer:
         progress: show a progress bar over the epochs.
         backend: the pyupmem backend (a :class:`pyupmem.Backend`, a name, or None for
             pyupmem's default choice).
+        compact: the records' format on the DPUs: None (default) 8-byte records where
+            the table allows (:func:`rl.kernel.compact_fits`), False the 16-byte ones.
 
     The defaults are :data:`DEFAULTS`; the module docstring says why.
 
@@ -220,6 +222,7 @@ class Trainer:
         tables: str = "auto",
         progress: bool = True,
         backend: pyupmem.Backend | str | None = None,
+        compact: bool | None = None,
     ):
         if int(nr_dpus) < 1:
             raise ValueError(
@@ -246,6 +249,8 @@ class Trainer:
         self.tables = tables  #: the table placement asked for
         self.progress = progress  #: whether :meth:`train` shows a progress bar
         self.backend = backend  #: the pyupmem backend, or None for the default
+        #: 8-byte records (True), 16-byte (False), or where they fit (None)
+        self.compact = compact
 
     def __repr__(self) -> str:
         c = self.config
@@ -284,17 +289,21 @@ class Trainer:
         shares = tuple(dpu_shares(len(dataset), c.n_dpus))
         max_share = max(n for _, n in shares)
         tb = kernel.table_bytes(s, a)
-        offset = kernel.RECORD_BYTES * max_share
+        compact = kernel.compact_fits(s, a) if self.compact is None else self.compact
+        if compact and not kernel.compact_fits(s, a):
+            raise ValueError(f"compact records cannot hold a {s} x {a} table's transitions")
+        rb = kernel.COMPACT_RECORD_BYTES if compact else kernel.RECORD_BYTES
+        offset = rb * max_share
         region = t * tb
         combined_offset = offset + region
-        block = kernel.choose_block(s, a, t)
+        block = kernel.choose_block(s, a, t, rb)
         buffer = kernel.buffer_transitions(c.layout, c.chunk, block)
-        if kernel.wram_needed(s, a, t, buffer, False) > kernel.WRAM_BYTES:
+        if kernel.wram_needed(s, a, t, buffer, False, rb) > kernel.WRAM_BYTES:
             raise ValueError(
                 f"{t} tasklets' buffers for {a} actions do not fit in a DPU's 64 KiB WRAM; "
                 f"use fewer tasklets or a smaller chunk"
             )
-        fits = kernel.tables_fit_wram(s, a, t, buffer)
+        fits = kernel.tables_fit_wram(s, a, t, buffer, rb)
         if self.tables == "wram" and not fits:
             raise ValueError(
                 f"tables='wram', but {t} tables of {s} x {a} entries (with their counts, "
@@ -312,7 +321,7 @@ class Trainer:
                 f"state space"
             )
         return kernel.MemoryPlan(shares, max_share, offset, tb, region, needed, use_wram,
-                                 combined_offset, block)
+                                 combined_offset, block, rb)
 
     # ------------------------------------------------------------------ training
 
@@ -330,8 +339,10 @@ class Trainer:
         fp32 = c.fmt == "fp32"
         dtype = np.float32 if fp32 else np.int32
         rewards = dataset.rewards_f32() if fp32 else dataset.rewards_q16()
-        recs = kernel.records(dataset, rewards, permutation(c.layout, len(dataset), c.seed))
-        shares = np.zeros((n_d, plan.max_share, 4), dtype=np.uint32)
+        compact = plan.record_bytes == kernel.COMPACT_RECORD_BYTES
+        recs = kernel.records(dataset, rewards, permutation(c.layout, len(dataset), c.seed),
+                              compact)
+        shares = np.zeros((n_d, plan.max_share, recs.shape[1]), dtype=np.uint32)
         for d, (start, count) in enumerate(plan.shares):
             shares[d, :count] = recs[start:start + count]
         counts = np.array([n for _, n in plan.shares], dtype=np.uint32)
@@ -350,7 +361,8 @@ class Trainer:
         setup_start = time.perf_counter()
         program = pyupmem.build_program(
             kernel.kernel_source(), nr_tasklets=n_t, name="rl_learner",
-            defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk, plan.block),
+            defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk, plan.block,
+                                          n_a, compact),
             backend=self.backend,
         )
         combined = np.zeros((n_s, n_a), dtype=dtype)
@@ -482,6 +494,7 @@ def train_dpu(
     tables: str = "auto",
     progress: bool = False,
     backend: pyupmem.Backend | str | None = None,
+    compact: bool | None = None,
 ) -> TrainResult:
     """Train on DPUs with the arguments (and defaults) of
     :func:`rl.reference.train_reference`, for side-by-side comparisons.
@@ -494,5 +507,5 @@ def train_dpu(
         epochs=epochs, alpha=alpha, gamma=gamma, epsilon=epsilon, sync_every=sync_every,
         combine=combine, seed=seed, chunk=chunk, segments=segments, tables=tables,
         progress=progress,
-        backend=backend,
+        backend=backend, compact=compact,
     ).train(dataset)

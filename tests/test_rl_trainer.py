@@ -146,6 +146,23 @@ def test_segments_equal_the_reference(algorithm, layout, fmt):
         assert np.array_equal(base.counts, ref.counts)
 
 
+@pytest.mark.parametrize("fmt", ["fp32", "int32"])
+@pytest.mark.parametrize("layout", ["block", "stride"])
+@pytest.mark.parametrize("algorithm", ["qlearning", "sarsa"])
+def test_compact_and_full_records_give_the_same_tables(algorithm, layout, fmt):
+    """8-byte records (the default where the table allows) and 16-byte ones, with the
+    tables in WRAM and in MRAM: the same tables as the reference."""
+    assert kernel.compact_fits(500, 6) and kernel.compact_fits(2**15, 2)
+    assert not kernel.compact_fits(2**15 + 1, 1) and not kernel.compact_fits(2**14, 5)
+    for ds, tables in ((FROZEN, "wram"), (FROZEN, "mram"), (TAXI, "mram")):
+        kw = dict(algorithm=algorithm, fmt=fmt, layout=layout, n_dpus=3, n_tasklets=5,
+                  epochs=2, sync_every=1, alpha=0.3, gamma=0.9, epsilon=0.3, seed=2,
+                  chunk=7, combine="pooled")
+        ref = train_reference(ds, **kw)
+        for compact in (True, False):
+            _same(ref, train_dpu(ds, tables=tables, compact=compact, **kw))
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(1, 300), n_states=st.integers(1, 40), n_actions=st.integers(1, 9),
@@ -233,7 +250,10 @@ def test_bad_input_raises_clear_errors():
 def test_memory_plan():
     plan = Trainer(nr_dpus=3, nr_tasklets=16, progress=False).plan(FROZEN)
     assert sum(n for _, n in plan.shares) == len(FROZEN)
-    assert plan.max_share == 146 and plan.tables_offset == 146 * 16
+    assert plan.max_share == 146 and plan.tables_offset == 146 * 8  # compact records
+    assert plan.record_bytes == 8 and plan.block == 256
+    full = Trainer(nr_dpus=3, nr_tasklets=16, progress=False, compact=False).plan(FROZEN)
+    assert full.tables_offset == 146 * 16 and full.block == 128
     assert plan.table_bytes == 512 and plan.use_wram
     assert kernel.tables_fit_wram(64, 4, 16, kernel.BLOCK)  # FrozenLake 8x8
     assert kernel.tables_fit_wram(500, 6, 2, kernel.BLOCK)  # Taxi, 2 learners: 48 KiB

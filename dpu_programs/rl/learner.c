@@ -11,7 +11,12 @@
  *                       range split(n, T, t); the "random" layout is "block" on data the
  *                       host permuted)
  *   -DCHUNK=n           transitions per stride chunk, 1..128 (default 32)
- *   -DBLOCK=n           transitions per DMA in the block layout, 1..128 (default 32)
+ *   -DBLOCK=n           transitions per DMA in the block layout, 1..128 (default 32;
+ *                       1..256 with RECORD8)
+ *   -DRECORD8           8-byte records (tables with n_states * n_actions <= 65536 and
+ *                       n_states <= 32768): twice as many transitions per DMA
+ *   -DN_ACTIONS=n       the table's number of actions fixed at build time (the loops over
+ *                       a row unroll); the host variable n_actions must then equal it
  *
  * Host interface (__host variables, all uint32):
  *   n_transitions          this DPU's share (its local transitions)
@@ -36,7 +41,9 @@
  *   updates[NR_TASKLETS]   out: updates each tasklet made in this launch
  *
  * MRAM, from DPU_MRAM_HEAP_POINTER: the share's transitions as 16-byte records
- * (state, action, reward bits, next_state | terminal << 31); then, at tables_offset,
+ * (state, action, reward bits, next_state | terminal << 31), or with RECORD8 as 8-byte
+ * records (state * n_actions + action | next_state << 16 | terminal << 31, reward bits);
+ * then, at tables_offset,
  * one table of n_states * n_actions * 8 bytes per tasklet, row-major, each entry a
  * pair (value: float32 or int32 Q15.16, update count: uint32). Tables persist in MRAM
  * across launches, so the host runs the epochs in as many launches as it likes and
@@ -58,7 +65,11 @@
 #ifndef BLOCK
 #define BLOCK 32
 #endif
-#if BLOCK < 1 || BLOCK > 128
+#ifdef RECORD8
+#if BLOCK < 1 || BLOCK > 256
+#error "BLOCK must be in 1..256 transitions of 8 bytes (one DMA of at most 2048 bytes)"
+#endif
+#elif BLOCK < 1 || BLOCK > 128
 #error "BLOCK must be in 1..128 transitions (one DMA of at most 2048 bytes)"
 #endif
 
@@ -77,12 +88,19 @@ typedef int32_t value_t;
 typedef float value_t;
 #endif
 
+#ifdef RECORD8
+struct transition {
+    uint32_t key;    /* state * n_actions + action | next state << 16 | TERMINAL */
+    uint32_t reward; /* float bits (FP32) or Q15.16 (INT32) */
+};
+#else
 struct transition {
     uint32_t state;
     uint32_t action;
     uint32_t reward; /* float bits (FP32) or Q15.16 (INT32) */
     uint32_t next;   /* next state | TERMINAL */
 };
+#endif
 
 __host uint32_t n_transitions;
 __host uint32_t n_states;
@@ -176,9 +194,21 @@ row_of(struct learner *l, uint32_t s, const int wram)
 static inline __attribute__((always_inline)) void
 learn(struct learner *l, const struct transition *tr, const int wram)
 {
-    const uint32_t s = tr->state, a = tr->action, n_a = l->n_actions;
-    const uint32_t index = s * n_a + a;
-    const struct entry current = row_of(l, s, wram)[a];
+    const uint32_t n_a = l->n_actions;
+#ifdef RECORD8
+    const uint32_t index = tr->key & 0xFFFFu, next = (tr->key >> 16) & 0x7FFFu;
+    const uint32_t terminal = tr->key & TERMINAL;
+#else
+    const uint32_t index = tr->state * n_a + tr->action, next = tr->next & ~TERMINAL;
+    const uint32_t terminal = tr->next & TERMINAL;
+#endif
+    struct entry current;
+    if (wram) {
+        current = l->wram_table[index];
+    } else {
+        const uint32_t s = index / n_a;
+        current = row_of(l, s, 0)[index - s * n_a];
+    }
     const value_t q = current.q;
 #ifdef FORMAT_INT32
     const int32_t r = (int32_t)tr->reward;
@@ -186,8 +216,8 @@ learn(struct learner *l, const struct transition *tr, const int wram)
     const float r = from_bits(tr->reward);
 #endif
     value_t target = r;
-    if (!(tr->next & TERMINAL)) {
-        const struct entry *row = row_of(l, tr->next, wram);
+    if (!terminal) {
+        const struct entry *row = row_of(l, next, wram);
         value_t b;
 #ifdef ALGORITHM_SARSA
         uint32_t chosen = 0;
@@ -306,7 +336,11 @@ int main(void)
     const uint32_t table_bytes = n_states * n_actions * 8;
     const uintptr_t heap = (uintptr_t)DPU_MRAM_HEAP_POINTER;
     struct learner l;
+#ifdef N_ACTIONS
+    l.n_actions = N_ACTIONS;
+#else
     l.n_actions = n_actions;
+#endif
     l.mram_table = heap + tables_offset + (uintptr_t)id * table_bytes;
     l.window = mem_alloc(n_actions * 8);
     l.rng = rng_state[id];
