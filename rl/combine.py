@@ -69,26 +69,38 @@ def _round_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     return q + up
 
 
+_cache: list = []  #: the last ``(alpha, counts, weights)`` of :func:`_pooled_weights`
+
+
 def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
     """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``.
 
     ``c(n_l)`` is looked up in a table of ``c(0 .. max n)`` when the counts are small (the
     same float64 values as computing it per element, without a transcendental function
-    per learner and entry)."""
+    per learner and entry). The weights are a function of the counts alone, and a
+    trainer meets the same counts at every combine of a run (each learner updates the
+    same entries between combines), so the last ones are kept and reused."""
+    if _cache and _cache[0] == alpha and np.array_equal(_cache[1], n):
+        return _cache[2]
     nf = n.astype(np.float64)
     total = nf.sum(axis=0)
     if alpha <= 0.0:  # nothing moved; any weights do
-        return np.where(nf > 0, nf / np.where(total > 0, total, 1.0), 0.0)
-    log_keep = np.log1p(-alpha)  # log(1 - alpha) < 0
-    top = int(n.max(initial=0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if top <= 4 * n.size + 1024:
-            c_l = _c(np.arange(top + 1, dtype=np.float64), log_keep)[n]  # c(n_l)
-        else:
-            c_l = _c(nf, log_keep)
-        c_k = _c(total, log_keep)  # c(K)
-        w = (c_k / c_l) * (nf / total)
-    return np.where(nf > 0, w, 0.0)
+        w = np.where(nf > 0, nf / np.where(total > 0, total, 1.0), 0.0)
+    else:
+        log_keep = np.log1p(-alpha)  # log(1 - alpha) < 0
+        top = int(n.max(initial=0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if top <= 4 * n.size + 1024:
+                c_l = _c(np.arange(top + 1, dtype=np.float64), log_keep)[n]  # c(n_l)
+            else:
+                c_l = _c(nf, log_keep)
+            c_k = _c(total, log_keep)  # c(K)
+            w = np.divide(c_k, c_l, out=c_l)
+            nf /= total
+            w *= nf
+        w[n == 0] = 0.0
+    _cache[:] = [alpha, n.copy(), w]
+    return w
 
 
 def _c(n: np.ndarray, log_keep: float) -> np.ndarray:
@@ -153,7 +165,9 @@ def combine(
         elif rule == "delta":
             result = b + (qd - b).sum(axis=0)
         else:
-            result = b + (_pooled_weights(n, float(alpha)) * (qd - b)).sum(axis=0)
+            d = qd - b
+            d *= _pooled_weights(n, float(alpha))
+            result = b + d.sum(axis=0)
         out = result.astype(np.float32) + np.float32(0.0)  # + 0.0 turns -0.0 into +0.0
         return out.reshape(shape)
 
