@@ -93,5 +93,7 @@ def test_many_faults_at_once_print_a_few_lines_not_one_per_dpu(tmp_path):
     )
     assert "faults 128" in done.stdout, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("pyupmem emulator:")]
-    assert len(lines) == 4, lines  # three faults, then one line saying there are more
-    assert "more DPUs faulted" in lines[-1]
+    # Three faults and one line saying there are more (workers print concurrently, so in
+    # any order).
+    assert len(lines) == 4, lines
+    assert sum("more DPUs faulted" in line for line in lines) == 1, lines
