@@ -1596,6 +1596,9 @@ class DpuSet(DpuGroup):
             emulator_keys["sgXferEnable"] = bool(scatter_gather)
             if not isinstance(scatter_gather, bool):
                 emulator_keys["sgXferMaxBlocksPerDpu"] = int(scatter_gather)
+        if self._backend.kind == "emulator" and "emuPrintFaults" not in _profile_text(profile):
+            # The DpuFaultError carries every DPU's message: do not also print them.
+            emulator_keys["emuPrintFaults"] = False
         extra = _profile_text({k: v for k, v in emulator_keys.items() if v is not None})
         self.profile = ",".join(p for p in (_profile_text(profile), extra) if p)
         """The profile string the set was allocated with."""

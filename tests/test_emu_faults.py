@@ -71,16 +71,21 @@ def test_fault_message_also_goes_to_stderr():
     assert "pyupmem emulator: DPU#0x0: mram_read: size 12" in result.stderr
 
 
-def test_many_faults_at_once_print_a_few_lines_not_one_per_dpu(tmp_path):
+@pytest.mark.parametrize("asked", [False, True])
+def test_many_faults_at_once_raise_one_error_and_print_little(tmp_path, asked):
+    """pyupmem raises one error holding every DPU's message and prints nothing else; asked
+    to print (profile key emuPrintFaults, the default for C hosts), a few lines, not one
+    per DPU."""
     import os
     import sys
 
+    profile = "emuPrintFaults=true" if asked else ""
     script = tmp_path / "many.py"
     script.write_text(
         "import pyupmem as pim\n"
         "p = pim.build_program('#include <defs.h>\\n#include <stdlib.h>\\n"
         "int main(void){ if (me() == 0) abort(); return 0; }\\n', nr_tasklets=2, name='aborts')\n"
-        "with pim.DpuSet(128) as dpus:\n"
+        f"with pim.DpuSet(128, profile={profile!r}) as dpus:\n"
         "    dpus.load(p)\n"
         "    try:\n"
         "        dpus.launch()\n"
@@ -93,6 +98,9 @@ def test_many_faults_at_once_print_a_few_lines_not_one_per_dpu(tmp_path):
     )
     assert "faults 128" in done.stdout, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("pyupmem emulator:")]
+    if not asked:
+        assert lines == []
+        return
     # Three faults and one line saying there are more (workers print concurrently, so in
     # any order).
     assert len(lines) == 4, lines

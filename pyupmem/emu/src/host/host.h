@@ -63,6 +63,7 @@ struct emu_profile {
     bool shuffle;           /* emuSchedule=shuffle:SEED / PYUPMEM_EMU_SCHEDULE */
     uint64_t shuffle_seed;
     uint32_t clock_mhz;     /* clockMHz: the modelled DPU clock */
+    bool print_faults;      /* emuPrintFaults: a fault is also printed on stderr */
 };
 
 struct emu_allocation {

@@ -66,6 +66,8 @@ static dpu_error_t apply_key(const char *key, const char *value, struct emu_prof
         return parse_bool(value, &profile->strict);
     if (strcmp(key, "emuSchedule") == 0)
         return parse_schedule(value, profile);
+    if (strcmp(key, "emuPrintFaults") == 0)
+        return parse_bool(value, &profile->print_faults);
     if (strcmp(key, "clockMHz") == 0)
         return parse_uint(value, 1, 100000, &profile->clock_mhz);
     return DPU_OK; /* a profile written for hardware carries keys the emulator has no use for */
@@ -119,6 +121,7 @@ dpu_error_t emu_parse_profile(const char *text, struct emu_profile *profile)
     profile->nr_ranks = DEFAULT_NR_RANKS;
     profile->sg_max_blocks = UINT32_MAX;
     profile->clock_mhz = 350;
+    profile->print_faults = true;
     /* The environment first, so that a program's own profile string overrides it. */
     dpu_error_t status = apply_env("PYUPMEM_EMU_NR_RANKS", "nrRanks", profile);
     if (status == DPU_OK)

@@ -57,7 +57,7 @@ static __attribute__((noreturn)) void report_fault(const char *message)
     __dpurt_log_append(line, (size_t)length);
     /* The first few faults of a launch go to stderr too; with many DPUs faulting at once
      * the rest are only in the error and the logs, not a screenful of the same line. */
-    if (!quiet()) {
+    if (!quiet() && __dpurt_control->print_faults) {
         uint32_t printed = atomic_fetch_add(&__dpurt_control->faults_printed, 1);
         if (printed < MAX_FAULTS_PRINTED)
             fprintf(stderr, "pyupmem emulator: DPU#0x%x: %s\n", slot->dpu_id, message);
