@@ -388,3 +388,32 @@ def test_benchmark_plots_redraw_from_the_committed_measurements(tmp_path: Path) 
     for name in ("bandwidth", "launch_latency"):
         assert (tmp_path / f"{name}.png").stat().st_size > 10_000
         assert (DOCS / "_static" / "benchmarks" / f"{name}.png").is_file()
+
+
+# ------------------------------------------------------------------ SDK users' page
+
+
+def _first_column_names(page: Path) -> set[str]:
+    """The identifiers named in the first column of the page's Markdown tables."""
+    names: set[str] = set()
+    for line in page.read_text().splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            first = line.split("|")[1]
+            names.update(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", first))
+    return names
+
+
+def test_sdk_users_page_maps_every_libdpu_function_and_the_sdk_python_module() -> None:
+    from pyupmem import _libdpu, sdk_compat
+
+    named = _first_column_names(DOCS / "explanation" / "sdk_users.md")
+    missing = [name for name in _libdpu.FUNCTIONS if name not in named]
+    assert not missing, f"sdk_users.md has no table row for: {missing}"
+    # the SDK's Python module: its names and every public method of its DpuSet
+    python_names = set(sdk_compat.__all__) | {
+        name for name in vars(sdk_compat.DpuSet) if not name.startswith("_")
+    }
+    missing = sorted(python_names - named)
+    assert not missing, f"sdk_users.md does not map these of the SDK's module dpu: {missing}"
+    index = (DOCS / "explanation" / "index.md").read_text()
+    assert "sdk_users" in index, "the page is not in the explanations' table of contents"
