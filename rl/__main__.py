@@ -57,7 +57,7 @@ def _trainer_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--sync-every", type=int, default=d["sync_every"],
                    help="combine and broadcast every K epochs (0: only at the end)")
     g.add_argument("--segments", type=int, default=d["segments"],
-                   help="combines per epoch, with --sync-every 1 (0: 4 when the learners' "
+                   help="combines per epoch, with --sync-every 1 (0: 2 when the learners' "
                         "shares are small against the table, else 1)")
     g.add_argument("--combine", choices=COMBINES, default=d["combine"])
     g.add_argument("--seed", type=int, default=d["seed"])

@@ -2,7 +2,7 @@
 records.
 
 This module holds what the host must know about the DPU program and nothing else: where
-its source is, which defines build which variant, how its 16-byte transition records
+its source is, which defines build which variant, how its transition records
 are packed, how much WRAM and MRAM a run needs, and whether the tables fit in WRAM.
 :mod:`rl.trainer` drives it.
 
@@ -13,8 +13,9 @@ has met so far), two: ``state * A + action | next_state << 16 | terminal << 31``
 reward's bits, so that one DMA brings twice as many transitions and the data take half
 the MRAM (the trainer picks them automatically).
 
-**MRAM of one DPU**, from ``DPU_MRAM_HEAP_POINTER``: its share's records (``16 * n_d``
-bytes), then, at ``tables_offset = 16 * max_d n_d`` (the same on every DPU), one table
+**MRAM of one DPU**, from ``DPU_MRAM_HEAP_POINTER``: its share's records (``R * n_d``
+bytes, ``R`` = 8 or 16 bytes per record), then, at ``tables_offset = R * max_d n_d`` (the
+same on every DPU), one table
 of ``TB = 8 * S * A`` bytes per tasklet, row-major, each entry a pair of uint32 words:
 the value (float32 or int32 Q15.16) and its update count; then, at ``combined_offset =
 tables_offset + T * TB``, one more table of ``TB`` bytes: the combined table the host
@@ -25,7 +26,7 @@ row, and one 8-byte write.
 
 **WRAM of one DPU**: 64 KiB, less the program's variables, less ``1024`` bytes of stack
 per tasklet; each tasklet allocates a row window of ``8 * A`` bytes, a buffer of
-``16 * B`` bytes (``B`` = the block layout's DMA block, or the stride chunk) and, when
+``R * B`` bytes (``B`` = the block layout's DMA block, or the stride chunk) and, when
 the tables are in WRAM, its ``TB`` bytes of table. :func:`tables_fit_wram` decides with
 a safety margin for the variables.
 """

@@ -191,7 +191,7 @@ class Result:
 
 
 #: combines per epoch that ``segments=0`` (auto) picks for learners with small shares
-AUTO_SEGMENTS = 4
+AUTO_SEGMENTS = 2
 #: auto picks :data:`AUTO_SEGMENTS` when a learner's share of an epoch holds fewer than
 #: this many transitions per table entry
 AUTO_COVERAGE = 4
