@@ -13,7 +13,8 @@ emulator (:mod:`pyupmem.emu`), whichever libdpu :func:`find_backend` picks::
         dpus.launch()
         c = dpus.gather("C", np.int32, 1024)
 
-Modules: :mod:`pyupmem.dpuset` (sets, transfers, launches, logs), :mod:`pyupmem.build`
+Modules: :mod:`pyupmem.dpuset` (sets, programs, logs), :mod:`pyupmem.transfers`
+(moving data), :mod:`pyupmem.control` (launches, waits, stop), :mod:`pyupmem.build`
 (compiling DPU programs), :mod:`pyupmem.backend` (finding libdpu), :mod:`pyupmem.errors`,
 :mod:`pyupmem.timing`, :mod:`pyupmem.estimate` (the hardware time model's estimates),
 and :mod:`pyupmem._libdpu` (the raw ctypes layer).

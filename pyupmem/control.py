@@ -1,0 +1,289 @@
+"""Controlling running DPUs: the launch, wait, stop and status methods every group of DPUs has.
+
+:class:`~pyupmem.dpuset.DpuGroup` (and so every :class:`~pyupmem.dpuset.DpuSet`,
+:class:`~pyupmem.dpuset.Rank`, :class:`~pyupmem.dpuset.Dpu` and sub-set) gets its
+:meth:`~pyupmem.dpuset.DpuGroup.launch`, :meth:`~pyupmem.dpuset.DpuGroup.sync`,
+:meth:`~pyupmem.dpuset.DpuGroup.stop` and :meth:`~pyupmem.dpuset.DpuGroup.status` from
+this module, which holds what happens while DPUs run: waiting in slices so that a
+``timeout`` can end the wait (:class:`~pyupmem.errors.DpuTimeoutError`, the DPUs keep
+running) and Ctrl-C can stop the DPUs of the set before ``KeyboardInterrupt`` goes on;
+stopping (the emulator's ``dpu_emu_stop``, then a reload); waiting for the work queued
+with ``asynchronous=True`` first; and the one :class:`~pyupmem.errors.DpuFaultError` that
+names the faulty DPUs with their messages. Use them through a set; the reference
+documents them on ``DpuGroup``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from typing import TYPE_CHECKING
+
+from pyupmem import _libdpu as C
+from pyupmem.errors import ArgumentValueError, DpuFaultError, UnsupportedError, make_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from pyupmem.dpuset import Dpu, DpuSet, DpuStatus, LoadedProgram
+    from pyupmem.estimate import KernelEstimate
+    from pyupmem.program import Program
+
+
+def _status_type() -> type[DpuStatus]:
+    from pyupmem.dpuset import DpuStatus
+
+    return DpuStatus
+
+
+def _fault_prefix() -> str:
+    from pyupmem.dpuset import FAULT_PREFIX
+
+    return FAULT_PREFIX
+
+
+class _Control:
+    """The running-DPU methods of :class:`~pyupmem.dpuset.DpuGroup` (a base class of it only)."""
+
+    if TYPE_CHECKING:  # provided by DpuGroup
+        _owner: DpuSet
+        _c: C.dpu_set_t
+        _count: int
+
+        def _lib(self, settle: bool = True) -> C.LibDpu: ...
+        def _check(self, status: int, call: str, detail: str = "") -> None: ...
+        def _enqueue(self, action: Callable[[], object], what: str) -> None: ...
+        def _queue_busy(self) -> bool: ...
+        def _indices(self) -> Sequence[int]: ...
+        def _dpu_structs(self) -> list[C.dpu_set_t]: ...
+        def _program_state(self) -> LoadedProgram | None: ...
+        def __iter__(self) -> Iterator[Dpu]: ...
+        def load(self, program: Program | bytes) -> LoadedProgram: ...
+        def estimate(self) -> KernelEstimate: ...
+
+    def launch(self, asynchronous: bool = False) -> None:
+        """Run the loaded program on every DPU of this set (``dpu_launch``).
+
+        Args:
+            asynchronous: return at once (``DPU_ASYNCHRONOUS``); wait later with
+                :meth:`sync` or poll :meth:`status`. Default: wait for every DPU. While
+                work queued with ``asynchronous=True`` is pending, the launch is queued
+                behind it (:mod:`pyupmem.asynchrony`).
+
+        Raises:
+            DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
+            DpuProgramError: no program loaded.
+            DpuBusyError: the DPUs are already running.
+        """
+        if asynchronous and self._queue_busy():
+            self._lib(settle=False)
+            self._enqueue(lambda: self.launch(asynchronous=True), "launch")
+            return
+        lib = self._lib()
+        if not asynchronous and lib.extensions:
+            # The emulator: launch, then wait in slices so that Ctrl-C can interrupt.
+            status = lib.dpu_launch(self._c, C.DPU_ASYNCHRONOUS)  # type: ignore[attr-defined]
+            if status:
+                self._check(status, "dpu_launch")
+            self._wait(lib, "dpu_launch")
+            return
+        policy = C.DPU_ASYNCHRONOUS if asynchronous else C.DPU_SYNCHRONOUS
+        status = lib.dpu_launch(self._c, policy)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_launch")
+
+    def _wait(self, lib: C.LibDpu, call: str, timeout: float | None = None) -> None:
+        wait = lib.dpu_emu_sync_timeout  # type: ignore[attr-defined]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                slice_ms = 200
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        status = wait(self._c, 1)
+                        if status == C.DPU_ERR_TIMEOUT:
+                            raise make_error(
+                                C.DPU_ERR_TIMEOUT,
+                                call,
+                                detail=(
+                                    f"the DPUs still run after {timeout} s and keep running. "
+                                    "Fix: sync() again to wait longer, or stop() them"
+                                ),
+                                before_call=True,
+                            )
+                        break
+                    slice_ms = max(1, min(200, int(left * 1000)))
+                status = wait(self._c, slice_ms)
+                if status != C.DPU_ERR_TIMEOUT:
+                    break
+        except KeyboardInterrupt:
+            # Ctrl-C: leave no DPU running behind the exception.
+            if "dpu_emu_stop" in lib.extensions and not self._owner._closed:
+                self.stop()
+            raise
+        if status:
+            self._check(status, call)
+        self._owner._hardware_seconds += self.estimate().seconds
+
+    def sync(self, timeout: float | None = None) -> None:
+        """Wait until every DPU of this set has finished (``dpu_sync``).
+
+        Args:
+            timeout: the most seconds to wait (default: no limit). When the DPUs still run
+                after it, :class:`~pyupmem.errors.DpuTimeoutError` (a ``TimeoutError``) is
+                raised and they keep running: wait again, or :meth:`stop` them.
+
+        On the emulator the wait can be interrupted: Ctrl-C stops the DPUs of this set
+        (:meth:`stop`) and raises ``KeyboardInterrupt``; the set stays usable.
+
+        Work queued with ``asynchronous=True`` (:mod:`pyupmem.asynchrony`) is waited for
+        first, and the first error it met is raised here (the work queued after that error
+        was not done).
+
+        Raises:
+            DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
+            DpuTimeoutError: still running after ``timeout`` seconds.
+            UnsupportedError: a ``timeout`` on a backend that cannot wait with a limit.
+        """
+        self._lib(settle=False)
+        if timeout is not None and (isinstance(timeout, bool) or timeout < 0):
+            raise ArgumentValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
+        timeout = self._settle_queue(timeout)
+        self._sync_dpus(timeout)
+
+    def _settle_queue(self, timeout: float | None) -> float | None:
+        """Wait for the set's queued work (Ctrl-C drops it and stops the DPUs) and raise
+        its first error; returns what is left of ``timeout``."""
+        jobs = self._owner._jobs
+        if jobs is None or jobs.in_worker():
+            return timeout
+        start = time.monotonic()
+        try:
+            finished = jobs.wait(timeout)
+        except KeyboardInterrupt:
+            jobs.cancel()
+            if "dpu_emu_stop" in self._owner._backend.lib.extensions and not self._owner._closed:
+                self.stop()
+            raise
+        if not finished:
+            raise make_error(
+                C.DPU_ERR_TIMEOUT,
+                "dpu_sync",
+                detail=(
+                    f"work queued with asynchronous=True is still pending after {timeout} s "
+                    "and goes on. Fix: sync() again to wait longer, or stop() the DPUs"
+                ),
+                before_call=True,
+            )
+        error = jobs.take_error()
+        if error is not None:
+            raise error
+        return None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+
+    def _sync_dpus(self, timeout: float | None = None) -> None:
+        """Wait for the DPUs themselves (not the queue)."""
+        lib = self._lib(settle=False)
+        if lib.extensions:
+            self._wait(lib, "dpu_sync", timeout)
+            return
+        if timeout is not None:
+            deadline = time.monotonic() + timeout
+            while not self._dpu_status().done:
+                if time.monotonic() >= deadline:
+                    raise make_error(
+                        C.DPU_ERR_TIMEOUT,
+                        "dpu_sync",
+                        detail=f"the DPUs still run after {timeout} s and keep running",
+                        before_call=True,
+                    )
+                time.sleep(0.001)
+        status = lib.dpu_sync(self._c)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_sync")
+
+    def stop(self) -> None:
+        """Stop the running DPUs of this set and leave it ready to launch again.
+
+        On the emulator a stopped DPU loses its WRAM (its worker process is killed), so
+        stop reloads the program into every DPU of this set: WRAM and the ``__mram``
+        variables return to their initial values, the rest of MRAM keeps its contents.
+        Stopping part of a set (a rank, a slice) reloads that part only, so the whole set
+        then needs a :meth:`load` before whole-set transfers. Nothing runs: no effect.
+        Work queued on the set with ``asynchronous=True`` that has not started is dropped.
+
+        Raises:
+            UnsupportedError: the backend cannot stop DPUs (the SDK's libdpu has no call
+                for it): bound the kernel with ``sync(timeout=...)`` and free the set.
+        """
+        lib = self._lib(settle=False)
+        if "dpu_emu_stop" not in lib.extensions:
+            raise UnsupportedError(
+                f"stop() cannot stop DPUs on the {self._owner._backend.kind} backend: its "
+                f"libdpu ({lib.path}) has no call that halts running DPUs. Fix: bound the "
+                "kernel with sync(timeout=...), then free() the set"
+            )
+        jobs = self._owner._jobs
+        if jobs is not None:
+            jobs.cancel()
+        if self._dpu_status().done:
+            return
+        status = lib.dpu_emu_stop(self._c)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_emu_stop")
+        loaded = self._program_state()
+        if loaded is not None:
+            image = loaded._image
+            self.load(image if image is not None else loaded.program)
+        else:
+            for dpu in self:
+                state = dpu._program_state()
+                if state is not None:
+                    dpu.load(state._image if state._image is not None else state.program)
+
+    def status(self) -> DpuStatus:
+        """Whether every DPU of this set is done, and whether any faulted (``dpu_status``).
+
+        Work queued on the set with ``asynchronous=True`` and not yet done counts as not
+        done."""
+        state = self._dpu_status()
+        if state.done and self._queue_busy():
+            return _status_type()(False, state.fault)
+        return state
+
+    def _dpu_status(self) -> DpuStatus:
+        lib = self._lib(settle=False)
+        done = ctypes.c_bool()
+        fault = ctypes.c_bool()
+        status = lib.dpu_status(self._c, ctypes.byref(done), ctypes.byref(fault))  # type: ignore[attr-defined]
+        if status and (status & 0xFFFF) != C.DPU_ERR_DPU_FAULT:
+            self._check(status, "dpu_status")
+        if status:
+            return _status_type()(True, True)
+        return _status_type()(bool(done.value), bool(fault.value))
+
+    def _fault_error(self, status: int, call: str) -> DpuFaultError:
+        faults: dict[int, str] = {}
+        lib = self._owner._backend.lib
+        done = ctypes.c_bool()
+        fault = ctypes.c_bool()
+        for index, dpu in zip(self._indices(), self._dpu_structs(), strict=True):
+            dpu_status = lib.dpu_status(dpu, ctypes.byref(done), ctypes.byref(fault))  # type: ignore[attr-defined]
+            if not dpu_status and not fault.value:
+                continue
+            log_status, data = C.read_log(lib, dpu)
+            text = data.decode("utf-8", "replace") if not log_status else ""
+            lines = [line for line in text.splitlines() if line.startswith(_fault_prefix())]
+            faults[index] = "\n".join(lines) if lines else "fault (no message in the log)"
+        if faults:
+            shown = list(faults.items())[:3]
+            detail = "; ".join(f"DPU {i}: {message}" for i, message in shown)
+            if len(faults) > len(shown):
+                detail += f"; and {len(faults) - len(shown)} more faulty DPUs"
+            detail += ". Reload the program to use these DPUs again"
+        else:
+            detail = "reload the program to use the DPUs again"
+        message = self._owner._backend.lib.error_string(status)
+        error = make_error(C.DPU_ERR_DPU_FAULT, call, message=message, detail=detail, faults=faults)
+        assert isinstance(error, DpuFaultError)
+        return error

@@ -1,0 +1,746 @@
+"""Moving data between the host and the DPUs: the transfer methods every group of DPUs has.
+
+:class:`~pyupmem.dpuset.DpuGroup` (and so every :class:`~pyupmem.dpuset.DpuSet`,
+:class:`~pyupmem.dpuset.Rank`, :class:`~pyupmem.dpuset.Dpu` and sub-set) gets its
+:meth:`~pyupmem.dpuset.DpuGroup.write`, :meth:`~pyupmem.dpuset.DpuGroup.broadcast`,
+:meth:`~pyupmem.dpuset.DpuGroup.scatter`, :meth:`~pyupmem.dpuset.DpuGroup.gather`,
+:meth:`~pyupmem.dpuset.DpuGroup.scatter_blocks`,
+:meth:`~pyupmem.dpuset.DpuGroup.gather_blocks` and :meth:`~pyupmem.dpuset.DpuGroup.read`
+from this module, which holds their plumbing: the memory rules checked before any libdpu
+call (alignment, bounds), the typed checks of :mod:`pyupmem.typecheck`, the buffers passed
+to ``dpu_copy_to``, ``dpu_broadcast_to``, ``dpu_prepare_xfer``/``dpu_push_xfer`` and
+``dpu_push_sg_xfer`` without copying, and the queueing of ``asynchronous=True`` transfers.
+Use them through a set; the reference documents them on ``DpuGroup``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pyupmem import _libdpu as C
+from pyupmem.errors import make_error
+from pyupmem.program import Symbol
+from pyupmem.typecheck import as_input_array as _as_input_array
+from pyupmem.typecheck import checked_input, read_layout
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pyupmem.dpuset import Dpu, DpuSet, LoadedProgram
+
+
+_addressof = ctypes.addressof
+_c_char_from_buffer = ctypes.c_char.from_buffer
+
+
+def _address(array: np.ndarray) -> int:
+    """The address of a non-empty C-contiguous array's first byte (fast for writable ones)."""
+    try:
+        return _addressof(_c_char_from_buffer(array))
+    except (TypeError, ValueError):  # read-only, or empty
+        return array.ctypes.data
+
+
+def _name(symbol: str | Symbol) -> str:
+    return symbol.name if isinstance(symbol, Symbol) else str(symbol)
+
+
+def _padded(share: np.ndarray, length: int) -> np.ndarray:
+    if share.nbytes == length:
+        return share
+    padded = np.zeros(length, dtype=np.uint8)
+    padded[: share.nbytes] = share.reshape(-1).view(np.uint8)
+    return padded
+
+
+def _part_shape(
+    shape: int | Sequence[int] | None,
+    symbol: Symbol | None,
+    offset: int,
+    dtype: np.dtype,
+    call: str,
+) -> tuple[int, ...]:
+    if shape is None:
+        if symbol is None:
+            raise make_error(
+                C.DPU_ERR_INVALID_BUFFER_SIZE,
+                call,
+                detail="give shape= (the symbol's size is unknown: no program loaded here)",
+                before_call=True,
+            )
+        return (max(symbol.size - offset, 0) // dtype.itemsize,)
+    if isinstance(shape, int | np.integer):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
+
+
+def _check_out(out: np.ndarray, count: int, call: str) -> None:
+    if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or not out.flags.writeable:
+        raise make_error(
+            C.DPU_ERR_INVALID_BUFFER_SIZE,
+            call,
+            detail="out must be a writable, C-contiguous numpy array",
+            before_call=True,
+        )
+    if out.ndim == 0 or out.shape[0] != count:
+        raise make_error(
+            C.DPU_ERR_INVALID_BUFFER_SIZE,
+            call,
+            detail=f"out needs one row per DPU ({count}), got shape {out.shape}",
+            before_call=True,
+        )
+
+
+def _dpu_class() -> type[Dpu]:
+    from pyupmem.dpuset import Dpu
+
+    return Dpu
+
+
+class _Transfers:
+    """The transfer methods of :class:`~pyupmem.dpuset.DpuGroup` (a base class of it only)."""
+
+    if TYPE_CHECKING:  # provided by DpuGroup
+        _owner: DpuSet
+        _c: C.dpu_set_t
+        _count: int
+
+        def _lib(self, settle: bool = True) -> C.LibDpu: ...
+        def _check(self, status: int, call: str, detail: str = "") -> None: ...
+        def _enqueue(self, action: Callable[[], object], what: str) -> None: ...
+        def _dpu_structs(self) -> list[C.dpu_set_t]: ...
+        def _program_state(self) -> LoadedProgram | None: ...
+        def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
+        def _note_transfer(self, kind: str, bytes_per_dpu: int) -> None: ...
+
+    # ----------------------------------------------------------------- checks
+
+    @staticmethod
+    def _check_access(symbol: Symbol | None, offset: int, length: int, call: str) -> None:
+        if offset < 0 or length < 0:
+            raise make_error(
+                C.DPU_ERR_INVALID_SYMBOL_ACCESS,
+                call,
+                detail=f"negative offset or size (offset={offset}, size={length})",
+                before_call=True,
+            )
+        if symbol is None:
+            return
+        granule = symbol.alignment
+        if granule == 0:
+            raise make_error(
+                C.DPU_ERR_INVALID_IRAM_ACCESS,
+                call,
+                detail=f"symbol {symbol.name!r} is in IRAM, which the host cannot transfer to",
+                before_call=True,
+            )
+        if (offset | length) & (granule - 1):
+            code = C.DPU_ERR_INVALID_MRAM_ACCESS if granule == 8 else C.DPU_ERR_INVALID_WRAM_ACCESS
+            raise make_error(
+                code,
+                call,
+                detail=(
+                    f"{symbol.memory} transfers need offset and size multiples of {granule} "
+                    f"bytes; got offset={offset}, size={length} for {symbol.name!r}. "
+                    f"Fix: pad the data to a multiple of {granule} bytes"
+                    + (" (scatter(..., pad=True) does it)" if call.endswith("xfer") else "")
+                    + f" and use an offset that is a multiple of {granule}"
+                ),
+                before_call=True,
+            )
+        if offset + length > symbol.size:
+            raise make_error(
+                C.DPU_ERR_INVALID_SYMBOL_ACCESS,
+                call,
+                detail=(
+                    f"offset {offset} + size {length} = {offset + length} exceeds the "
+                    f"{symbol.size} bytes of {symbol.name!r} ({symbol.memory}). "
+                    "Fix: transfer less, or enlarge the symbol in the DPU program"
+                ),
+                before_call=True,
+            )
+
+    # ----------------------------------------------------------------- transfers
+
+    def write(
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        raw: bool = False,
+        asynchronous: bool = False,
+    ) -> None:
+        """Copy ``data`` into ``symbol`` at byte ``offset`` of every DPU of this set
+        (``dpu_copy_to``). On a single :class:`Dpu` this writes that DPU only.
+
+        Args:
+            symbol: a symbol name (a ``__host`` WRAM variable, an ``__mram`` variable,
+                ``DPU_MRAM_HEAP_POINTER_NAME`` ...) or a :class:`Symbol`.
+            data: a numpy array or scalar, or any buffer; sent without a copy. For a symbol
+                with a C type (:attr:`Symbol.dtype`) its dtype and shape must fit it
+                (:mod:`pyupmem.typecheck`), and Python numbers and lists are converted.
+            offset: byte offset in the symbol.
+            raw: move the bytes as they are, without the type check.
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
+                no longer run, and ``data`` is kept alive until then
+                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
+
+        Raises:
+            DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
+            DpuSymbolError: no such symbol.
+            SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
+            SymbolShapeError: the shape does not fit the symbol (a ``ValueError``).
+        """
+        lib = self._lib(not asynchronous)
+        resolved = symbol if type(symbol) is Symbol else self._resolve(symbol, "dpu_copy_to")
+        info = resolved.type_info if resolved is not None and not raw else None
+        if (
+            type(data) is np.ndarray
+            and data.flags.c_contiguous
+            and (info is None or (data.dtype is info.dtype and data.shape == info.shape))
+        ):
+            array = data  # the per-call hot path: nothing to convert or check
+        else:
+            array = checked_input(resolved if not raw else None, data, offset, "write")
+        length = array.nbytes
+        # The full check (which raises with the rule and the fix) only when a rule is broken:
+        # this is the per-call hot path.
+        if (
+            resolved is None
+            or offset < 0
+            or (offset | length) & (resolved.alignment - 1)
+            or offset + length > resolved.size
+        ):
+            self._check_access(resolved, offset, length, "dpu_copy_to")
+        if length == 0:
+            return
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        if asynchronous:
+            self._enqueue(
+                lambda: self._copy_to(lib, name, offset, array, length),
+                f"write of {_name(symbol)!r}",
+            )
+            return
+        status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_copy_to", f"symbol {_name(symbol)!r}")
+        self._note_transfer("write", length)
+
+    def _copy_to(
+        self, lib: C.LibDpu, name: bytes, offset: int, array: np.ndarray, length: int
+    ) -> None:
+        status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_copy_to", f"symbol {name.decode()!r}")
+        self._note_transfer("write", length)
+
+    def broadcast(
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        raw: bool = False,
+        asynchronous: bool = False,
+    ) -> None:
+        """Write the same ``data`` to ``symbol`` in every DPU of this set
+        (``dpu_broadcast_to``).
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            data: a numpy array or scalar, or any buffer; sent without a copy. For a symbol
+                with a C type its dtype and shape must fit it (:mod:`pyupmem.typecheck`).
+            offset: byte offset in the symbol.
+            raw: move the bytes as they are, without the type check.
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
+                no longer run, and ``data`` is kept alive until then
+                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
+
+        Raises:
+            DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
+            DpuSymbolError: no such symbol.
+            SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
+            SymbolShapeError: the shape does not fit the symbol (a ``ValueError``).
+        """
+        lib = self._lib(not asynchronous)
+        if "dpu_broadcast_to" in lib.missing:
+            self.write(symbol, data, offset, raw=raw, asynchronous=asynchronous)
+            return
+        resolved = self._resolve(symbol, "dpu_broadcast_to")
+        array = checked_input(None if raw else resolved, data, offset, "broadcast")
+        length = array.nbytes
+        self._check_access(resolved, offset, length, "dpu_broadcast_to")
+        if length == 0:
+            return
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+
+        def run() -> None:
+            status = lib.dpu_broadcast_to(  # type: ignore[attr-defined]
+                self._c, name, offset, _address(array), length, C.DPU_XFER_DEFAULT
+            )
+            if status:
+                self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
+            self._note_transfer("broadcast", length)
+
+        if asynchronous:
+            self._enqueue(run, f"broadcast of {_name(symbol)!r}")
+        else:
+            run()
+
+    def scatter(
+        self,
+        symbol: str | Symbol,
+        data: Any,
+        offset: int = 0,
+        *,
+        pad: bool = False,
+        raw: bool = False,
+        asynchronous: bool = False,
+    ) -> None:
+        """Write one share of ``data`` to each DPU (``dpu_prepare_xfer`` + ``dpu_push_xfer``).
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            data: an array whose first axis is the DPU (``data[i]`` goes to DPU ``i``), or a
+                sequence of ``len(self)`` arrays or buffers. Shares are sent without a copy.
+            offset: byte offset in the symbol.
+            pad: when True, shares of different sizes, or of a size that breaks the
+                alignment rule, are zero-padded (copied) to a common aligned size. When
+                False (default) they raise.
+            raw: move the bytes as they are, without checking each share against the
+                symbol's C type (:mod:`pyupmem.typecheck`).
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
+                no longer run, and the shares are kept alive until then
+                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
+
+        Raises:
+            DpuAccessError: wrong number of shares or uneven shares
+                (``DPU_ERR_INVALID_BUFFER_SIZE``), or an alignment or bounds rule broken.
+            SymbolTypeError: the dtype differs from the symbol's (a ``TypeError``).
+            SymbolShapeError: a share does not fit the symbol (a ``ValueError``).
+        """
+        lib = self._lib(not asynchronous)
+        call = "dpu_push_xfer"
+        count = self._count
+        resolved = self._resolve(symbol, call)
+        granule = resolved.alignment if resolved is not None and resolved.alignment else 1
+        shares: list[np.ndarray]
+        if isinstance(data, np.ndarray):
+            if data.ndim == 0 or data.shape[0] != count:
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    call,
+                    detail=(
+                        f"scatter needs one share per DPU: the first axis of the array has "
+                        f"{data.shape[0] if data.ndim else 0} rows for {count} DPUs"
+                    ),
+                    before_call=True,
+                )
+            if resolved is not None and resolved.type_info is not None and not raw:
+                checked_input(resolved, data, offset, "scatter", per_dpu=True)
+            array = data if data.flags.c_contiguous else np.ascontiguousarray(data)
+            row = array.nbytes // count if count else 0
+            if pad and row % granule:
+                padded = -(-row // granule) * granule
+                matrix = np.zeros((count, padded), dtype=np.uint8)
+                matrix[:, :row] = array.reshape(count, -1).view(np.uint8).reshape(count, row)
+                array, row = matrix, padded
+            base = _address(array)
+            addresses = [base + i * row for i in range(count)]
+            keep: Any = array
+            length = row
+        else:
+            if isinstance(data, str | bytes | bytearray | memoryview):
+                raise TypeError(
+                    "scatter takes an array whose first axis is the DPU, or a sequence of "
+                    "one buffer per DPU; to write the same bytes to every DPU use broadcast()"
+                )
+            typed = resolved if not raw else None
+            shares = [checked_input(typed, share, offset, "scatter") for share in data]
+            if len(shares) != count:
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    call,
+                    detail=f"scatter needs one share per DPU: got {len(shares)} for {count} DPUs",
+                    before_call=True,
+                )
+            sizes = {share.nbytes for share in shares}
+            length = max(sizes) if sizes else 0
+            if pad:
+                length = -(-length // granule) * granule
+                shares = [_padded(share, length) for share in shares]
+            elif len(sizes) > 1:
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    call,
+                    detail=(
+                        f"uneven shares ({min(sizes)} to {max(sizes)} bytes): every DPU gets "
+                        "the same number of bytes. Fix: pass pad=True to zero-pad the shorter "
+                        "shares, or split the data evenly"
+                    ),
+                    before_call=True,
+                )
+            addresses = [_address(share) for share in shares]
+            keep = shares
+        self._check_access(resolved, offset, length, call)
+        if length == 0 or count == 0:
+            return
+        if asynchronous:
+            # The job refers to ``keep``: the shares live until it has run.
+            self._enqueue(
+                lambda: (
+                    keep,
+                    self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses),
+                ),
+                f"scatter to {_name(symbol)!r}",
+            )
+            return
+        self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses)
+
+    def gather(
+        self,
+        symbol: str | Symbol,
+        dtype: Any = None,
+        shape: int | Sequence[int] | None = None,
+        offset: int = 0,
+        *,
+        out: np.ndarray | None = None,
+        pad: bool = False,
+        asynchronous: bool = False,
+    ) -> np.ndarray:
+        """Read ``symbol`` from every DPU into one new array of shape ``(len(self), *shape)``
+        (``dpu_prepare_xfer`` + ``dpu_push_xfer``), with no copy after the transfer.
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            dtype: the element type of the result; default: the symbol's C type
+                (:attr:`Symbol.dtype`, from the debug information). A symbol without one
+                needs it. An explicit dtype reads the bytes as that type.
+            shape: the shape of each DPU's part (an int is a count); default: the symbol's
+                shape (``()`` for a scalar, so the result is ``(len(self),)``), or the rest
+                of the symbol after ``offset`` as ``dtype`` elements.
+            offset: byte offset in the symbol.
+            out: an existing C-contiguous, writable array of ``len(self)`` rows to fill
+                instead of a new one (``dtype`` and ``shape`` are then taken from it).
+            pad: when True, a part whose size breaks the alignment rule (a multiple of 8
+                bytes in MRAM, 4 in WRAM) is read rounded up and trimmed (one copy); the
+                counterpart of ``scatter(..., pad=True)``. When False (default) it raises.
+            asynchronous: queue the transfer and return the array at once (the SDK's
+                ``DPU_XFER_ASYNC``); it is filled after the work queued before it, once the
+                DPUs no longer run: read it after :meth:`sync` or in a :meth:`callback`
+                queued after the gather (:mod:`pyupmem.asynchrony`).
+
+        Returns:
+            The array, ``result[i]`` from DPU ``i``.
+
+        Raises:
+            DpuAccessError: a rule on sizes and offsets is broken, or ``out`` does not fit.
+            SymbolTypeError: no ``dtype`` given and the symbol has no C type.
+        """
+        lib = self._lib(not asynchronous)
+        call = "dpu_push_xfer"
+        count = self._count
+        resolved = self._resolve(symbol, call)
+        if out is not None:
+            _check_out(out, count, call)
+            result = out
+        else:
+            layout = read_layout(resolved, dtype, shape, offset, "gather")
+            if layout is None:
+                dtype = np.dtype(dtype)
+                shape = _part_shape(shape, resolved, offset, dtype, call)
+            else:
+                dtype, shape = layout
+            granule = resolved.alignment if resolved is not None else 0
+            row = dtype.itemsize * int(np.prod(shape)) if shape else dtype.itemsize
+            if pad and granule and row % granule:
+                padded = -(-row // granule) * granule
+                full = self.gather(symbol, np.uint8, padded, offset, asynchronous=asynchronous)
+                if not asynchronous:
+                    trimmed = np.ascontiguousarray(full[:, :row])
+                    return trimmed.view(dtype).reshape((count, *shape))
+                result = np.empty((count, *shape), dtype=dtype)
+                rows = result.reshape(count, -1).view(np.uint8)
+                # A second job, run right after the padded gather, trims into the result.
+                self._enqueue(lambda: np.copyto(rows, full[:, :row]), "trim of a padded gather")
+                return result
+            result = np.empty((count, *shape), dtype=dtype)
+        length = result.nbytes // count if count else 0
+        self._check_access(resolved, offset, length, call)
+        if length == 0 or count == 0:
+            return result
+        base = _address(result)
+        addresses = [base + i * length for i in range(count)]
+        if asynchronous:
+            # The job refers to ``result``: the array lives until it has been filled.
+            self._enqueue(
+                lambda: (
+                    result,
+                    self._push(
+                        lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses
+                    ),
+                ),
+                f"gather of {_name(symbol)!r}",
+            )
+            return result
+        self._push(lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses)
+        return result
+
+    def _push(
+        self,
+        lib: C.LibDpu,
+        direction: int,
+        symbol: str | Symbol,
+        resolved: Symbol | None,
+        offset: int,
+        length: int,
+        addresses: list[int],
+    ) -> None:
+        prepare = lib.dpu_prepare_xfer  # type: ignore[attr-defined]
+        for dpu, address in zip(self._dpu_structs(), addresses, strict=True):
+            status = prepare(dpu, address)
+            if status:
+                self._check(status, "dpu_prepare_xfer")
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_push_xfer(self._c, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
+        self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
+
+    def scatter_blocks(
+        self,
+        symbol: str | Symbol,
+        blocks: Sequence[Sequence[Any]],
+        offset: int = 0,
+        *,
+        length: int | None = None,
+        check_length: bool = True,
+    ) -> None:
+        """Write several host blocks per DPU to consecutive MRAM bytes of ``symbol``, with one
+        scatter-gather transfer (``dpu_push_sg_xfer``, SDK 2024+), without copying them.
+
+        The set must be allocated with ``DpuSet(..., scatter_gather=True)`` (the profile key
+        ``sgXferEnable=true``), and be a :class:`DpuSet` or a :class:`Rank` (the SDK has no
+        scatter-gather to a single DPU).
+
+        Args:
+            symbol: an MRAM symbol (an ``__mram`` variable or ``DPU_MRAM_HEAP_POINTER_NAME``).
+            blocks: one sequence per DPU of numpy arrays or buffers; DPU ``i`` receives
+                ``blocks[i][0]``, then ``blocks[i][1]`` right after it, and so on.
+            offset: byte offset in the symbol (a multiple of 8).
+            length: bytes of MRAM each DPU receives (a multiple of 8); default: the largest
+                total of a DPU's blocks.
+            check_length: when True (default) every DPU's blocks must add up to
+                ``length``; when False a shorter DPU gets zeros after its blocks
+                (``DPU_SG_XFER_DISABLE_LENGTH_CHECK``).
+
+        Raises:
+            DpuSetError: scatter-gather was not enabled (``DPU_ERR_SG_NOT_ACTIVATED``), or
+                this is a single :class:`Dpu`.
+            DpuAccessError: not one sequence per DPU, blocks that do not add up
+                (``DPU_ERR_SG_LENGTH_MISMATCH``), more blocks than allowed
+                (``DPU_ERR_SG_TOO_MANY_BLOCKS``), a symbol outside MRAM
+                (``DPU_ERR_SG_NOT_MRAM_SYMBOL``), or an alignment or bounds rule broken.
+        """
+        shares = [[_as_input_array(block) for block in share] for share in blocks]
+        self._scatter_gather(C.DPU_XFER_TO_DPU, symbol, shares, offset, length, check_length)
+
+    def gather_blocks(
+        self,
+        symbol: str | Symbol,
+        blocks: Sequence[Sequence[Any]],
+        offset: int = 0,
+        *,
+        length: int | None = None,
+        check_length: bool = True,
+    ) -> None:
+        """Fill several writable host blocks per DPU from consecutive MRAM bytes of
+        ``symbol``, with one scatter-gather transfer (``dpu_push_sg_xfer``), in place.
+
+        Args:
+            symbol: an MRAM symbol.
+            blocks: one sequence per DPU of writable C-contiguous numpy arrays or buffers
+                (bytearray, memoryview ...); ``blocks[i][0]`` receives the first bytes of
+                DPU ``i``'s range, ``blocks[i][1]`` the next ones, and so on.
+            offset: byte offset in the symbol (a multiple of 8).
+            length: bytes of MRAM read per DPU; default: the largest total of a DPU's blocks.
+            check_length: when False, a DPU's blocks may add up to less than ``length``.
+
+        Raises:
+            DpuSetError: scatter-gather was not enabled, or this is a single :class:`Dpu`.
+            DpuAccessError: as for :meth:`scatter_blocks`, or a block that is not writable
+                and C-contiguous.
+        """
+        shares = []
+        for share in blocks:
+            arrays = []
+            for block in share:
+                array = block if isinstance(block, np.ndarray) else np.asarray(memoryview(block))
+                if not (array.flags.c_contiguous and array.flags.writeable):
+                    raise make_error(
+                        C.DPU_ERR_INVALID_BUFFER_SIZE,
+                        "dpu_push_sg_xfer",
+                        detail="gather_blocks needs writable, C-contiguous blocks to fill",
+                        before_call=True,
+                    )
+                arrays.append(array)
+            shares.append(arrays)
+        self._scatter_gather(C.DPU_XFER_FROM_DPU, symbol, shares, offset, length, check_length)
+
+    def _scatter_gather(
+        self,
+        direction: int,
+        symbol: str | Symbol,
+        shares: list[list[np.ndarray]],
+        offset: int,
+        length: int | None,
+        check_length: bool,
+    ) -> None:
+        call = "dpu_push_sg_xfer"
+        lib = self._lib()
+        if call in lib.missing:
+            raise make_error(
+                C.DPU_ERR_SG_NOT_ACTIVATED,
+                call,
+                detail=f"this libdpu ({lib.path}) has no scatter-gather transfers (SDK 2024+)",
+                before_call=True,
+            )
+        if isinstance(self, _dpu_class()):
+            raise make_error(
+                C.DPU_ERR_INVALID_DPU_SET,
+                call,
+                detail="scatter-gather works on a DpuSet or a Rank, not on a single Dpu (as in "
+                "the SDK); use write() for one DPU",
+                before_call=True,
+            )
+        if len(shares) != self._count:
+            raise make_error(
+                C.DPU_ERR_INVALID_BUFFER_SIZE,
+                call,
+                detail=f"need one sequence of blocks per DPU: got {len(shares)} for {self._count}",
+                before_call=True,
+            )
+        totals = [sum(block.nbytes for block in share) for share in shares]
+        if length is None:
+            length = max(totals, default=0)
+        if any(total > length or (check_length and total != length) for total in totals):
+            raise make_error(
+                C.DPU_ERR_SG_LENGTH_MISMATCH,
+                call,
+                detail=(
+                    f"each DPU's blocks must add up to the length ({length} bytes); they add "
+                    f"up to {min(totals)} to {max(totals)}. Fix: pass check_length=False to "
+                    "allow shorter shares, or make the blocks even"
+                ),
+                before_call=True,
+            )
+        resolved = self._resolve(symbol, call)
+        if resolved is not None and resolved.memory != "MRAM":
+            raise make_error(
+                C.DPU_ERR_SG_NOT_MRAM_SYMBOL,
+                call,
+                detail=f"{resolved.name!r} is in {resolved.memory}; scatter-gather moves MRAM only",
+                before_call=True,
+            )
+        self._check_access(resolved, offset, length, call)
+        table = [
+            [(_address(block), block.nbytes) for block in share if block.nbytes] for share in shares
+        ]
+
+        def get_block(out: Any, dpu_index: int, block_index: int, _args: Any) -> bool:
+            share = table[dpu_index]
+            if block_index >= len(share):
+                return False
+            out[0].addr, out[0].length = share[block_index]
+            return True
+
+        callback = C.get_block_func_t(get_block)
+        get_block_info = C.get_block_t(callback, None, 0)
+        flags = C.DPU_SG_XFER_DEFAULT if check_length else C.DPU_SG_XFER_DISABLE_LENGTH_CHECK
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_push_sg_xfer(  # type: ignore[attr-defined]
+            self._c, direction, name, offset, length, ctypes.byref(get_block_info), flags
+        )
+        del shares  # the blocks stay alive until here
+        if status:
+            detail = f"symbol {_name(symbol)!r}"
+            if status == C.DPU_ERR_SG_NOT_ACTIVATED:
+                detail += (
+                    "; allocate the set with DpuSet(..., scatter_gather=True) "
+                    "(the profile key sgXferEnable=true)"
+                )
+            self._check(status, call, detail)
+
+    def read(
+        self,
+        symbol: str | Symbol,
+        dtype: Any = None,
+        shape: int | Sequence[int] | None = None,
+        offset: int = 0,
+        *,
+        out: Any = None,
+    ) -> np.ndarray:
+        """Read ``symbol`` from a single DPU (``dpu_copy_from``).
+
+        Args:
+            symbol: a symbol name or a :class:`Symbol`.
+            dtype: the element type of the result; default: the symbol's C type (a
+                symbol without one needs it).
+            shape: the shape of the result (an int is a count); default: the symbol's
+                shape (``()`` for a scalar), or the rest of the symbol after ``offset``.
+            offset: byte offset in the symbol.
+            out: a writable C-contiguous buffer (numpy array, bytearray ...) to fill
+                instead of a new array; its size is the transfer's size.
+
+        Returns:
+            The array read (``out`` as an array when it was given).
+
+        Raises:
+            DpuSetError: the set has more than one DPU (use :meth:`gather`).
+            DpuAccessError: a rule on sizes and offsets is broken.
+        """
+        lib = self._lib()
+        if self._count != 1:
+            raise make_error(
+                C.DPU_ERR_INVALID_DPU_SET,
+                "dpu_copy_from",
+                detail=f"read() needs a single DPU, this set has {self._count}; use gather()",
+                before_call=True,
+            )
+        resolved = self._resolve(symbol, "dpu_copy_from")
+        if out is not None:
+            result = out if isinstance(out, np.ndarray) else np.asarray(memoryview(out))
+            if not (result.flags.c_contiguous and result.flags.writeable):
+                raise make_error(
+                    C.DPU_ERR_INVALID_BUFFER_SIZE,
+                    "dpu_copy_from",
+                    detail="out must be a writable, C-contiguous buffer",
+                    before_call=True,
+                )
+        else:
+            layout = read_layout(resolved, dtype, shape, offset, "read")
+            if layout is None:
+                dtype = np.dtype(dtype)
+                shape = _part_shape(shape, resolved, offset, dtype, "dpu_copy_from")
+            else:
+                dtype, shape = layout
+            result = np.empty(shape, dtype=dtype)
+        length = result.nbytes
+        self._check_access(resolved, offset, length, "dpu_copy_from")
+        if length == 0:
+            return result
+        target = self._c if isinstance(self, _dpu_class()) else self._dpu_structs()[0]
+        name = resolved.c_name if resolved is not None else str(symbol).encode()
+        status = lib.dpu_copy_from(target, name, offset, _address(result), length)  # type: ignore[attr-defined]
+        if status:
+            self._check(status, "dpu_copy_from", f"symbol {_name(symbol)!r}")
+        self._note_transfer("read", length)
+        return result
