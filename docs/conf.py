@@ -346,7 +346,39 @@ def _resolve_short_names(app, env, node, contnode):
     )
 
 
+def _source_of_private_bases(app, modname):
+    """viewcode: source links for the methods a public class takes from a private base in
+    another module (``DpuGroup.scatter`` is written as ``_Transfers.scatter`` in
+    pyupmem/transfers.py): the module's tags, plus each such method under the public
+    subclass's name."""
+    if not modname.startswith(PACKAGES):
+        return None
+    import importlib
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    try:
+        module = importlib.import_module(modname)
+        analyzer = ModuleAnalyzer.for_module(modname)
+        analyzer.find_tags()
+    except Exception:
+        return None
+    tags = dict(analyzer.tags)
+    for name, value in vars(module).items():
+        if not (isinstance(value, type) and name.startswith("_") and value.__module__ == modname):
+            continue
+        for child in value.__subclasses__():
+            if child.__name__.startswith("_"):
+                continue
+            for tag, where in analyzer.tags.items():
+                owner, _, member = tag.partition(".")
+                if owner == name and member:
+                    tags.setdefault(f"{child.__qualname__}.{member}", where)
+    return analyzer.code, tags
+
+
 def setup(app):
+    app.connect("viewcode-find-source", _source_of_private_bases)
     app.connect("builder-inited", write_api_pages)
     app.connect("autodoc-process-docstring", _plain_first_colon, priority=400)
     app.connect("autodoc-process-bases", _public_bases)

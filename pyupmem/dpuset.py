@@ -787,7 +787,9 @@ class DpuSet(DpuGroup):
             if status:
                 raise self._backend.status_error(status, "dpu_free")
 
-    close = free
+    def close(self) -> None:
+        """The same as :meth:`free`."""
+        self.free()
 
     @property
     def closed(self) -> bool:

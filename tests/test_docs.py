@@ -319,6 +319,21 @@ def test_reference_shows_dpuset_first_and_each_shared_method_once(built_docs: Pa
     assert "nr_dpus" in header("DpuSet")  # the one users call
 
 
+
+def test_shared_methods_link_to_the_module_that_holds_their_code(built_docs: Path) -> None:
+    page = (built_docs / "html" / "reference" / "api" / "pyupmem.dpuset.html").read_text()
+    for method, module in [
+        ("load", "dpuset"),
+        ("scatter", "transfers"),
+        ("gather_blocks", "transfers"),
+        ("launch", "control"),
+        ("sync", "control"),
+    ]:
+        found = re.search(rf'id="pyupmem\.dpuset\.DpuGroup\.{method}">(.*?)</dt>', page, re.S)
+        assert found, method
+        link = f"_modules/pyupmem/{module}.html#DpuGroup.{method}"
+        assert link in found.group(1), f"DpuGroup.{method} has no [source] link to {module}.py"
+
 def test_reference_bases_are_never_empty_nor_a_link_to_the_class_itself(built_docs: Path) -> None:
     problems = []
     for page in sorted((built_docs / "html" / "reference" / "api").glob("*.html")):
