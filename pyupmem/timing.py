@@ -169,11 +169,7 @@ class PhaseTimer:
 
     def add_estimate(self, name: str, seconds: float) -> None:
         """Add ``seconds`` of estimated hardware time to phase ``name``."""
-        name = _canonical(name, self.extra_phases)
-        if self._current_estimates is not None:
-            self._current_estimates[name] = self._current_estimates.get(name, 0.0) + seconds
-        elif self._recording:
-            self._estimates.setdefault(name, []).append(seconds)
+        self._accumulate(self._current_estimates, self._estimates, name, seconds)
 
     def estimates(self, name: str) -> list[float]:
         """The estimated hardware times of phase ``name``, in seconds, one per repetition
@@ -182,11 +178,21 @@ class PhaseTimer:
 
     def add(self, name: str, seconds: float) -> None:
         """Add ``seconds`` to phase ``name`` (for times measured elsewhere)."""
+        self._accumulate(self._current, self._samples, name, seconds)
+
+    def _accumulate(
+        self,
+        current: dict[str, float] | None,
+        recorded: dict[str, list[float]],
+        name: str,
+        seconds: float,
+    ) -> None:
+        """Inside a repetition, add to its running total; outside, record one sample."""
         name = _canonical(name, self.extra_phases)
-        if self._current is not None:
-            self._current[name] = self._current.get(name, 0.0) + seconds
+        if current is not None:
+            current[name] = current.get(name, 0.0) + seconds
         elif self._recording:
-            self._samples.setdefault(name, []).append(seconds)
+            recorded.setdefault(name, []).append(seconds)
 
     def samples(self, name: str) -> list[float]:
         """The recorded times of phase ``name``, in seconds, one per repetition."""
