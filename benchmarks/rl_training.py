@@ -59,15 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     ds = collect(args.env, args.transitions, seed=0)
     updates = args.epochs * len(ds)
     settings = dict(algorithm="qlearning", n_dpus=args.dpus, n_tasklets=args.tasklets,
-                    epochs=args.epochs, sync_every=1, combine="weighted", alpha=0.1,
-                    gamma=0.99)
+                    epochs=args.epochs, sync_every=1, segments=1, combine="weighted",
+                    alpha=0.1, gamma=0.99)
     rows = []
     for fmt in ("fp32", "int32"):
         for layout in ("block", "stride"):
             kw = dict(settings, fmt=fmt, layout=layout)
             trainer = Trainer(
                 algorithm="qlearning", fmt=fmt, layout=layout, nr_dpus=args.dpus,
-                nr_tasklets=args.tasklets, epochs=args.epochs, sync_every=1,
+                nr_tasklets=args.tasklets, epochs=args.epochs, sync_every=1, segments=1,
                 combine="weighted", alpha=0.1, gamma=0.99, progress=False,
             )
             trainer.train(ds)  # build and cache the program variant

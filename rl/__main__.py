@@ -58,7 +58,7 @@ def _trainer_options(parser: argparse.ArgumentParser) -> None:
                    help="combine and broadcast every K epochs (0: only at the end)")
     g.add_argument("--segments", type=int, default=d["segments"],
                    help="combines per epoch, with --sync-every 1 (0: 2 when the learners' "
-                        "shares are small against the table, else 1)")
+                        "shares are small, else 1)")
     g.add_argument("--combine", choices=COMBINES, default=d["combine"])
     g.add_argument("--seed", type=int, default=d["seed"])
     g.add_argument("--chunk", type=int, default=d["chunk"], help="stride chunk (transitions)")
