@@ -47,8 +47,9 @@ dataset seeds 1 and 2). Changing one setting at a time:
 * ``segments=0`` (auto): 2 combines per epoch when a learner's share of an epoch holds
   fewer than 4 transitions per table entry and fewer than 256 transitions
   (:func:`rl.reference.resolve_segments`), else 1. Learners that see only a few
-  transitions between combines pass value information on one step per combine; with one combine per epoch 1,024 learners on 10k
-  FrozenLake transitions (about 10 each) reached 95.1% of the optimal success rate
+  transitions between combines pass value information on one step per combine; with
+  one combine per epoch 1,024 learners on 10k FrozenLake transitions (about 10 each)
+  reached 95.1% of the optimal success rate
   where one learner reaches 100%, with 2 per epoch 99.1-100% in every layout. More
   is not better: with 4 per epoch some runs fell to 87-88% (the team then moves like
   one learner with a constant step, whose last few updates decide each value, and
