@@ -86,3 +86,34 @@ def test_each_run_adds_its_cost_and_the_count_is_published_before_calls():
 def test_assembly_without_code_is_not_marked():
     instrumented, runs = cost_as.instrument("\t.data\nx:\n\t.long\t1\n")
     assert runs == 0 and "__pyupmem_cost_counted" not in instrumented
+
+
+def test_debug_information_does_not_change_the_counting(tmp_path):
+    """gcc -g adds local labels (.LVL, .LBB ...) that are no branch targets: the runs and
+    their costs are those of the same code built without -g."""
+    import subprocess
+
+    source = tmp_path / "k.c"
+    source.write_text(
+        "float f[64]; unsigned u[64];\n"
+        "unsigned k(unsigned s) {\n"
+        "    for (int i = 0; i < 64; i++) {\n"
+        "        f[i] = f[i] * 2.5f + 1;\n"
+        "        if (u[i] > 3) s ^= u[i] * 7;\n"
+        "    }\n"
+        "    return s;\n"
+        "}\n"
+    )
+
+    def leas(*flags: str) -> list[str]:
+        assembly = subprocess.run(
+            ["gcc", "-O2", "-S", "-ffixed-r15", "-o", "-", *flags, str(source)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        instrumented, _ = cost_as.instrument(assembly)
+        return [line.strip() for line in instrumented.splitlines() if "(%r15), %r15" in line]
+
+    assert leas("-g") == leas()
+    assert len(leas()) >= 2

@@ -32,6 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 
 COUNTER = "%r15"
 PUBLISHED = "__dpurt_instructions"
@@ -134,6 +135,7 @@ CONDITIONS = (
 PREFIXES = {"lock", "rep", "repe", "repz", "repne", "repnz", "notrack", "bnd", "data16"}
 REG64 = re.compile(r"%(r[a-d]x|r[sd]i|r[sb]p|r(8|9|1[0-5]))\b")
 LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$@]*|\d+):")
+LOCAL_LABEL = re.compile(r"\.L[\w.$]+")
 SECTION = re.compile(r"^\s*\.(section|text|data|bss|pushsection|popsection|previous)\b(.*)$")
 
 
@@ -212,29 +214,13 @@ def _is_local(target: str) -> bool:
     return target.startswith(".L")
 
 
-def instrument(assembly: str) -> tuple[str, int]:
-    """The assembly with cost counting added; also how many runs were counted."""
-    out: list[str] = []
-    insert_at: int | None = None  # index in `out` where the current run's lea goes
-    cost = 0
-    runs = 0
+def _sections(assembly: str) -> Iterator[tuple[str, str, bool, bool]]:
+    """Each line with the name of its section, whether that section holds code, and
+    whether the line itself changes section."""
     sections: list[str] = [".text"]
-    executable = True
-    compared = False  # the previous instruction was a compare
-
-    def close_run() -> None:
-        nonlocal insert_at, cost, runs
-        if insert_at is not None and cost > 0:
-            out.insert(insert_at, f"\tleaq\t{cost}({COUNTER}), {COUNTER}")
-            runs += 1
-        insert_at = None
-        cost = 0
-
     for line in assembly.splitlines():
-        stripped = line.split("#", 1)[0].strip()
         section = SECTION.match(line)
         if section:
-            close_run()
             kind, rest = section.group(1), section.group(2).strip()
             if kind == "pushsection":
                 sections.append(rest)
@@ -246,13 +232,56 @@ def instrument(assembly: str) -> tuple[str, int]:
                 sections[-1] = "." + kind
             elif kind == "section":
                 sections[-1] = rest
-            current = sections[-1]
-            name = current.split(",")[0].strip().strip('"')
-            flags = current.split(",")[1].strip().strip('"') if "," in current else ""
-            executable = name.startswith(".text") or "x" in flags
+        current = sections[-1]
+        name = current.split(",")[0].strip().strip('"')
+        flags = current.split(",")[1].strip().strip('"') if "," in current else ""
+        yield line, name, name.startswith(".text") or "x" in flags, section is not None
+
+
+def _jump_targets(assembly: str) -> set[str]:
+    """The local labels (.L...) that code can reach: those named by an instruction or by
+    data outside the debug sections (jump tables). gcc's other local labels (.LVL, .LBB,
+    .LFB ... for debug information) mark no branch target and must not split a run."""
+    targets: set[str] = set()
+    for line, section, _, _ in _sections(assembly):
+        if section.startswith(".debug"):
+            continue
+        text = line.split("#", 1)[0]
+        label = LABEL.match(text.strip())
+        if label:
+            text = text.strip()[label.end() :]
+        targets.update(LOCAL_LABEL.findall(text))
+    return targets
+
+
+def instrument(assembly: str) -> tuple[str, int]:
+    """The assembly with cost counting added; also how many runs were counted."""
+    out: list[str] = []
+    insert_at: int | None = None  # index in `out` where the current run's lea goes
+    cost = 0
+    runs = 0
+    compared = False  # the previous instruction was a compare
+    targets = _jump_targets(assembly)
+
+    def close_run() -> None:
+        nonlocal insert_at, cost, runs
+        if insert_at is not None and cost > 0:
+            out.insert(insert_at, f"\tleaq\t{cost}({COUNTER}), {COUNTER}")
+            runs += 1
+        insert_at = None
+        cost = 0
+
+    for line, _, executable, changes_section in _sections(assembly):
+        stripped = line.split("#", 1)[0].strip()
+        if changes_section:
+            close_run()
             out.append(line)
             continue
         label = LABEL.match(stripped) if executable else None
+        if label and label.group(1).startswith(".L") and label.group(1) not in targets:
+            # A debug-information label: not a branch target, the run goes on.
+            out.append(line)
+            continue
         if not label and (not executable or not stripped or stripped.startswith(".")):
             out.append(line)
             continue
