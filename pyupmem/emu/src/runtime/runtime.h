@@ -1,6 +1,7 @@
 /* runtime.h: the DPU runtime's internal interface (libdpurt.so). A worker process
- * is one DPU; its tasklets are coroutines scheduled cooperatively on one thread,
- * switching only where the hardware would make a tasklet wait. */
+ * is one DPU; its tasklets are coroutines on one thread, switching at the points where
+ * the hardware would let another tasklet run (a DMA, a wait), in the order of their
+ * modelled clocks (tasklets.c). */
 #ifndef PYUPMEM_RUNTIME_H
 #define PYUPMEM_RUNTIME_H
 
@@ -71,7 +72,7 @@ void __dpurt_install_fault_handlers(void);
 void __dpurt_fault_dpu(const char *format, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void __dpurt_log_append(const char *text, size_t length);
 void __dpurt_launch_finished(uint32_t final_state);
-/* Prints a warning once per (rule, source line) for the whole allocation. */
+/* Prints a warning once per (rule, source line) for the whole process. */
 void __dpurt_warn_once(const char *rule, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
