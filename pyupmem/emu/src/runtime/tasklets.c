@@ -306,21 +306,28 @@ static uint64_t next_random(void)
  * one under the shuffle schedule. -1 when none can run. */
 static int pick_next(unsigned last)
 {
-    unsigned n = __dpurt.nr_tasklets, candidates = 0, id = last;
+    unsigned n = __dpurt.nr_tasklets, id = last;
+    if (__dpurt.shuffle) {
+        unsigned candidates = 0;
+        for (unsigned each = 0; each < n; each++)
+            candidates += tasklets[each].state == RUNNABLE;
+        if (candidates == 0)
+            return -1;
+        uint64_t chosen = next_random() % candidates;
+        for (unsigned each = 0; each < n; each++)
+            if (tasklets[each].state == RUNNABLE && chosen-- == 0)
+                return (int)each;
+    }
+    /* The earliest clock; the first found wins ties, so the scan order after `last` is the
+     * round robin. Written without data-dependent branches: it runs at every DMA. */
+    uint64_t best_clock = UINT64_MAX;
     int best = -1;
     for (unsigned step = 0; step < n; step++) {
-        id = id + 1 == n ? 0 : id + 1; /* round robin after `last` (no division: a hot path) */
-        if (tasklets[id].state != RUNNABLE)
-            continue;
-        candidates++;
-        if (best < 0 || tasklets[id].clock < tasklets[best].clock)
-            best = (int)id;
-    }
-    if (__dpurt.shuffle && candidates > 1) {
-        uint64_t chosen = next_random() % candidates;
-        for (unsigned id = 0; id < n; id++)
-            if (tasklets[id].state == RUNNABLE && chosen-- == 0)
-                return (int)id;
+        id = id + 1 == n ? 0 : id + 1;
+        uint64_t clock = tasklets[id].state == RUNNABLE ? tasklets[id].clock : UINT64_MAX;
+        bool earlier = clock < best_clock;
+        best_clock = earlier ? clock : best_clock;
+        best = earlier ? (int)id : best;
     }
     return best;
 }
@@ -399,13 +406,12 @@ void __dpurt_dma_turn(void)
     count_instructions();
     if (__dpurt.shuffle)
         return;
-    for (;;) {
-        unsigned self = __dpurt.current;
-        int next = pick_next(self);
-        if (next < 0 || (unsigned)next == self || tasklets[next].clock >= tasklets[self].clock)
-            return;
+    unsigned self = __dpurt.current;
+    int next = pick_next(self);
+    if (next >= 0 && (unsigned)next != self && tasklets[next].clock < tasklets[self].clock)
         yield_to((unsigned)next);
-    }
+    /* Resumed: whoever switched here chose the earliest runnable tasklet, so it is this
+     * one's turn now; no need to look again. */
 }
 
 void __dpurt_dma_booked(uint32_t latency, uint32_t bytes)
