@@ -220,6 +220,12 @@ dpu_error_t emu_resolve(struct dpu_set_t set, struct emu_range *range)
     return DPU_OK;
 }
 
+dpu_error_t emu_resolve_one(struct dpu_set_t set, struct emu_range *range)
+{
+    dpu_error_t status = emu_resolve(set, range);
+    return status == DPU_OK && range->count != 1 ? DPU_ERR_INVALID_DPU_SET : status;
+}
+
 struct emu_slot *emu_slot(struct emu_allocation *allocation, uint32_t index)
 {
     return &allocation->control->slots[index];

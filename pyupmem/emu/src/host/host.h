@@ -92,6 +92,8 @@ struct emu_range {
 };
 
 dpu_error_t emu_resolve(struct dpu_set_t set, struct emu_range *range);
+/* emu_resolve for calls that need a single-DPU set: DPU_ERR_INVALID_DPU_SET otherwise. */
+dpu_error_t emu_resolve_one(struct dpu_set_t set, struct emu_range *range);
 struct emu_slot *emu_slot(struct emu_allocation *allocation, uint32_t index);
 const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, const char *name);
 

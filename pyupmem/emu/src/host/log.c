@@ -72,11 +72,9 @@ dpu_error_t dpulog_read_for_dpu(struct dpu_t *dpu, FILE *stream)
 dpu_error_t dpu_log_read(struct dpu_set_t set, FILE *stream)
 {
     struct emu_range range;
-    dpu_error_t status = emu_resolve(set, &range);
+    dpu_error_t status = emu_resolve_one(set, &range);
     if (status != DPU_OK)
         return status;
-    if (range.count != 1)
-        return DPU_ERR_INVALID_DPU_SET;
     if (range.allocation->dpus[range.first].program == NULL)
         return DPU_ERR_NO_PROGRAM_LOADED;
     if (stream == NULL)

@@ -238,11 +238,9 @@ void *dpu_transfer_matrix_get_ptr(struct dpu_t *dpu, struct dpu_transfer_matrix 
 static dpu_error_t checkpoint_dpu(struct dpu_set_t set, struct dpu_t **dpu)
 {
     struct emu_range range;
-    dpu_error_t status = emu_resolve(set, &range);
+    dpu_error_t status = emu_resolve_one(set, &range);
     if (status != DPU_OK)
         return status;
-    if (range.count != 1)
-        return DPU_ERR_INVALID_DPU_SET;
     *dpu = &range.allocation->dpus[range.first];
     if ((*dpu)->program == NULL)
         return DPU_ERR_NO_PROGRAM_LOADED;

@@ -107,11 +107,9 @@ dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t s
                                  uint32_t symbol_offset, void *dst, size_t length)
 {
     struct emu_range range;
-    dpu_error_t status = emu_resolve(dpu_set, &range);
+    dpu_error_t status = emu_resolve_one(dpu_set, &range);
     if (status != DPU_OK)
         return status;
-    if (range.count != 1)
-        return DPU_ERR_INVALID_DPU_SET;
     struct access access;
     status = prepare(dpu_set, symbol, symbol_offset, length, &range, &access);
     if (status != DPU_OK || length == 0)
@@ -136,9 +134,7 @@ dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set, const char *symbol_name, uin
 {
     struct emu_range range;
     struct dpu_symbol_t symbol;
-    dpu_error_t status = emu_resolve(dpu_set, &range);
-    if (status == DPU_OK && range.count != 1)
-        status = DPU_ERR_INVALID_DPU_SET;
+    dpu_error_t status = emu_resolve_one(dpu_set, &range);
     if (status == DPU_OK)
         status = find_symbol(range, symbol_name, &symbol);
     return status != DPU_OK ? status : dpu_copy_from_symbol(dpu_set, symbol, symbol_offset, dst, length);
