@@ -227,10 +227,7 @@ class _Transfers:
                 f"write of {_name(symbol)!r}",
             )
             return
-        status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
-        if status:
-            self._check(status, "dpu_copy_to", f"symbol {_name(symbol)!r}")
-        self._note_transfer("write", length)
+        self._copy_to(lib, name, offset, array, length)
 
     def _copy_to(
         self, lib: C.LibDpu, name: bytes, offset: int, array: np.ndarray, length: int
