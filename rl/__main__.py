@@ -328,13 +328,19 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _check_collect_and_compare(args: argparse.Namespace, what: str) -> None:
+    """The options of the commands that collect data, train and compare with the optimal
+    policy (demo, quality), checked before any work."""
     _check_trainer_options(args)
     _check_range("--transitions", args.transitions, 1, 2**31 - 1)
     _check_range("--episodes", args.episodes, 1, 10**9)
     if args.gamma >= 1.0:
-        raise ValueError("the demo compares with the optimal policy for --gamma, which needs "
+        raise ValueError(f"{what} compares with the optimal policy for --gamma, which needs "
                          "--gamma below 1")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    _check_collect_and_compare(args, "the demo")
     env_id = canonical_env_id(args.env)
     _out(f"rl demo: tabular {args.algorithm} on {env_id} from offline random-policy data\n")
     start = time.perf_counter()
@@ -356,12 +362,7 @@ QUALITY_ENVS: tuple[str, ...] = ("FrozenLake-v1", "Taxi-v3", "CliffWalking-v0")
 
 
 def _cmd_quality(args: argparse.Namespace) -> int:
-    _check_trainer_options(args)
-    _check_range("--transitions", args.transitions, 1, 2**31 - 1)
-    _check_range("--episodes", args.episodes, 1, 10**9)
-    if args.gamma >= 1.0:
-        raise ValueError("quality compares with the optimal policy for --gamma, which needs "
-                         "--gamma below 1")
+    _check_collect_and_compare(args, "quality")
     rows = []
     ok = True
     for env_id in QUALITY_ENVS:
