@@ -50,7 +50,6 @@ struct emu_control {
     uint32_t strict;       /* a broken DMA rule faults instead of warning */
     uint32_t shuffle;      /* vary the interleaving at every switch point */
     uint64_t shuffle_seed;
-    uint32_t clock_mhz;    /* the modelled DPU clock */
     uint32_t print_faults; /* a fault is also printed on stderr */
     _Atomic uint64_t warned[EMU_WARNED_SLOTS]; /* hashes of (rule, file, line) warned about */
     _Atomic uint32_t faults_printed; /* faults printed on stderr since the last launch */

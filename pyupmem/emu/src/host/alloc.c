@@ -102,7 +102,6 @@ static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, const struct em
     allocation->control->strict = profile->strict;
     allocation->control->shuffle = profile->shuffle;
     allocation->control->shuffle_seed = profile->shuffle_seed;
-    allocation->control->clock_mhz = profile->clock_mhz;
     allocation->control->print_faults = profile->print_faults;
     pthread_mutex_lock(&ranks_lock);
     for (uint32_t i = 0; i < EMU_WARNED_SLOTS; i++)
