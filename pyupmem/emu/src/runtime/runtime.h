@@ -53,8 +53,8 @@ void __dpurt_dma_booked(uint32_t latency, uint32_t bytes);
 /* Blocks the running tasklet on `object` until __dpurt_wake(object); the caller then
  * re-checks its condition. */
 void __dpurt_block(const void *object, const char *primitive);
-/* Makes every tasklet blocked on `object` runnable; returns how many. */
-unsigned __dpurt_wake(const void *object);
+/* Makes every tasklet blocked on `object` runnable. */
+void __dpurt_wake(const void *object);
 /* Wakes every tasklet blocked on `object`, the caller and they all leaving at the latest
  * of their modelled clocks (a barrier). */
 void __dpurt_release_together(const void *object);

@@ -440,10 +440,9 @@ void __dpurt_block(const void *object, const char *primitive)
     switch_to_scheduler();
 }
 
-unsigned __dpurt_wake(const void *object)
+void __dpurt_wake(const void *object)
 {
     uint64_t now = __dpurt_clock();
-    unsigned woken = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
         struct tasklet *t = &tasklets[id];
         if (t->state != WAITING || t->waits_for != object)
@@ -452,9 +451,7 @@ unsigned __dpurt_wake(const void *object)
         t->waits_for = NULL;
         if (t->clock < now)
             t->clock = now; /* it resumes once the waker released it */
-        woken++;
     }
-    return woken;
 }
 
 void __dpurt_release_together(const void *object)
