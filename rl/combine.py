@@ -72,6 +72,16 @@ def _round_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
 _cache: list = []  #: the last ``(alpha, counts, weights)`` of :func:`_pooled_weights`
 
 
+def pooled_weights(counts: np.ndarray, alpha: float) -> np.ndarray:
+    """The float64 weights ``w_l`` of ``"pooled"`` (module docstring) for update
+    ``counts`` of shape ``(L, S, A)`` or ``(L, E)``, as an ``(L, S * A)`` array.
+
+    They depend on the counts and alpha alone, so a trainer whose counts repeat from one
+    combine to the next computes them once and passes them to :func:`combine`."""
+    counts = np.asarray(counts)
+    return _pooled_weights(counts.reshape(counts.shape[0], -1), float(alpha))
+
+
 def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
     """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``.
 
@@ -114,13 +124,15 @@ def combine(
     rule: str = "mean",
     previous: np.ndarray | None = None,
     alpha: float | None = None,
+    weights: np.ndarray | None = None,
 ) -> np.ndarray:
     """The combined ``(S, A)`` table of learner ``tables`` ``(L, S, A)``.
 
     ``tables`` are float32 (FP32) or int32 (INT32, Q15.16); the result has the same
     dtype. ``counts`` (required by every rule but ``"mean"``), ``previous`` (zeros when
     None) and ``alpha`` (the learning rate the learners used, :func:`step_alpha`;
-    required by ``"pooled"``) are as the module docstring describes.
+    required by ``"pooled"``) are as the module docstring describes. ``weights``: the
+    ``"pooled"`` weights of these counts, already computed (:func:`pooled_weights`).
 
     Raises:
         ValueError: unknown rule, missing counts or alpha, mismatched shapes, or no
@@ -151,10 +163,15 @@ def combine(
         n = counts.reshape(n_l, -1)
     if rule == "pooled" and alpha is None:
         raise ValueError("the 'pooled' combine needs the learners' learning rate (alpha)")
+    if weights is not None and np.shape(weights) != (n_l, q.shape[1]):
+        raise ValueError(f"weights have shape {np.shape(weights)}, expected "
+                         f"{(n_l, q.shape[1])} (pooled_weights of these counts)")
 
     if fp32:
-        qd = q.astype(np.float64)
         b = base.astype(np.float64)
+        # strided tables (views of gathered (value, count) pairs) are copied before the
+        # cast: two plain passes run faster than one strided, casting one
+        qd = np.ascontiguousarray(q).astype(np.float64)
         if rule == "mean":
             result = qd.sum(axis=0) / n_l
         elif rule == "weighted":
@@ -165,9 +182,11 @@ def combine(
         elif rule == "delta":
             result = b + (qd - b).sum(axis=0)
         else:
-            d = qd - b
-            d *= _pooled_weights(n, float(alpha))
-            result = b + d.sum(axis=0)
+            d = qd
+            d -= b
+            # one pass for sum_l w_l d_l, in learner order (as (d * w).sum(axis=0))
+            w = _pooled_weights(n, float(alpha)) if weights is None else weights
+            result = b + np.einsum("le,le->e", d, w)
         out = result.astype(np.float32) + np.float32(0.0)  # + 0.0 turns -0.0 into +0.0
         return out.reshape(shape)
 
@@ -189,7 +208,7 @@ def combine(
     elif rule == "delta":
         result = b + (qi - b).sum(axis=0)
     else:
-        w = _pooled_weights(n, float(alpha))
+        w = _pooled_weights(n, float(alpha)) if weights is None else weights
         weights = np.rint(w * (1 << _WEIGHT_BITS)).astype(np.int64)  # Q8.24, <= 2**24
         d = qi - b  # |d| < 2**32
         hi, lo = d >> 16, d & 0xFFFF  # d = hi * 2**16 + lo, 0 <= lo < 2**16

@@ -89,7 +89,7 @@ import pyupmem
 
 from . import fixed_point, kernel
 from .combine import combine as combine_tables
-from .combine import step_alpha
+from .combine import pooled_weights, step_alpha
 from .datasets import Dataset
 from .layouts import DEFAULT_CHUNK, dpu_shares, local_indices, permutation, split
 from .reference import (
@@ -395,6 +395,9 @@ class Trainer:
             setup = time.perf_counter() - setup_start
             timer = pyupmem.PhaseTimer(warmup=0, dpus=dpus)
             pair = np.zeros((entries, 2), dtype=np.uint32)  # the combined table, counts 0
+            raw = np.empty((n_d, n_t, entries, 2), dtype=np.uint32)  # reused at every sync
+            weights: dict[tuple, np.ndarray] = {}  # pooled weights by launches since a sync
+            since_sync: list[tuple[int, int]] = []
             for _ in timer.repetitions(1):
                 with timer.phase(pyupmem.CPU_DPU):
                     for name, value in (
@@ -424,6 +427,7 @@ class Trainer:
                         last_segment = segment
                     with timer.phase(pyupmem.DPU_KERNEL):
                         dpus.launch()
+                    since_sync.append((step, segment))
                     with timer.phase(pyupmem.DPU_CPU):
                         updates = dpus.gather("updates", np.uint32, n_t)
                     self._check_updates(updates, expected[segment], step)
@@ -433,10 +437,18 @@ class Trainer:
                         reset = sync
                     if sync:
                         with timer.phase(pyupmem.INTER_DPU):
-                            raw = dpus.gather(heap, np.uint32, (n_t, entries, 2),
-                                              offset=plan.tables_offset)
-                            q, n = self._split(raw, dtype, n_s, n_a)
-                            combined = combine_tables(q, n, c.combine, combined, lr)
+                            dpus.gather(heap, offset=plan.tables_offset, out=raw)
+                            q, n = self._views(raw, dtype, n_s, n_a)
+                            w = None
+                            if c.combine == "pooled":
+                                # the counts since the last sync depend only on the
+                                # launches (epochs, segment) made since: so do the weights
+                                key = tuple(since_sync)
+                                w = weights.get(key)
+                                if w is None:
+                                    w = weights[key] = pooled_weights(n, lr)
+                            combined = combine_tables(q, n, c.combine, combined, lr, w)
+                            since_sync.clear()
                             pair[:, 0] = combined.reshape(-1).view(np.uint32)
                             dpus.broadcast(heap, pair, offset=plan.combined_offset)
                     bar.update(step)
@@ -453,6 +465,15 @@ class Trainer:
             tables_in="wram" if plan.use_wram else "mram",
             updates=c.epochs * len(dataset), seconds=timer.total(), setup_seconds=setup,
         )
+
+    @staticmethod
+    def _views(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:
+        """Learner tables ``(L, S, A)`` and counts as views into gathered ``(D, T, S * A,
+        2)`` pairs, without a copy (a sync's combine reads each once)."""
+        n_l = raw.shape[0] * raw.shape[1]
+        q = raw.view(dtype)[..., 0].reshape(n_l, n_s, n_a)
+        n = raw[..., 1].reshape(n_l, n_s, n_a)
+        return q, n
 
     @staticmethod
     def _split(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ import pytest
 
 from rl import fixed_point as fp
 from rl.baseline import train_baseline
-from rl.combine import combine
+from rl.combine import combine, pooled_weights
 from rl.datasets import Dataset, collect
 from rl.layouts import learner_indices
 from rl.reference import eps_threshold, learner_seed, train_reference, xorshift32
@@ -219,6 +219,32 @@ def test_pooled_and_delta_combines(dtype):
     # alpha = 0: nothing moved
     assert combine(np.zeros((3, 2, 2), dtype), np.ones((3, 2, 2), np.uint32), "pooled",
                    alpha=0.0).tolist() == [[0, 0], [0, 0]]
+
+
+def test_pooled_fp32_is_the_documented_sum_in_learner_order():
+    """FP32 ``pooled`` is ``P + sum_l w_l (Q_l - P)`` summed in float64 over the learners
+    in order, whatever the tables' memory layout (the trainer passes strided views of the
+    gathered (value, count) pairs)."""
+    rng = np.random.default_rng(3)
+    pairs = np.empty((300, 7, 2), dtype=np.uint32)
+    pairs[..., 0] = rng.standard_normal((300, 7)).astype(np.float32).view(np.uint32)
+    pairs[..., 1] = rng.integers(0, 40, size=(300, 7))
+    tables = pairs.view(np.float32)[..., 0].reshape(300, 7, 1)  # strided, as the trainer's
+    counts = pairs[..., 1].reshape(300, 7, 1)
+    prev = rng.standard_normal((7, 1)).astype(np.float32)
+    w = pooled_weights(counts, 0.1)
+    b = prev.reshape(-1).astype(np.float64)
+    acc = np.zeros(7)
+    for learner in range(300):
+        acc = acc + w[learner] * (tables[learner].reshape(-1).astype(np.float64) - b)
+    expected = (b + acc).astype(np.float32).reshape(7, 1)
+    out = combine(tables, counts, "pooled", prev, alpha=0.1)
+    assert out.tobytes() == (expected + np.float32(0)).tobytes()
+    assert out.tobytes() == combine(np.ascontiguousarray(tables), counts.copy(), "pooled",
+                                    prev, alpha=0.1).tobytes()
+    assert out.tobytes() == combine(tables, counts, "pooled", prev, 0.1, w).tobytes()
+    with pytest.raises(ValueError, match=r"weights have shape \(7, 300\)"):
+        combine(tables, counts, "pooled", prev, 0.1, w.T)
 
 
 def test_pooled_int32_is_exact_at_the_extremes():
