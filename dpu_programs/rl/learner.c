@@ -38,7 +38,8 @@
  *   combined_offset        bytes from DPU_MRAM_HEAP_POINTER to that table (a multiple of 8)
  *   rng_state[NR_TASKLETS] each learner's xorshift32 state, read at the start of a
  *                          launch and written back at its end
- *   updates[NR_TASKLETS]   out: updates each tasklet made in this launch
+ *   updates[NR_TASKLETS]   out: updates each tasklet made, added up over the launches
+ *                          (modulo 2^32; the host checks the total once, at the end)
  *
  * MRAM, from DPU_MRAM_HEAP_POINTER: the share's transitions as 16-byte records
  * (state, action, reward bits, next_state | terminal << 31), or with RECORD8 as 8-byte
@@ -371,6 +372,6 @@ int main(void)
             count += epoch(&l, buffer, heap, 0);
     }
     rng_state[id] = l.rng;
-    updates[id] = count;
+    updates[id] += count;
     return 0;
 }
