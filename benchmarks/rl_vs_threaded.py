@@ -18,6 +18,8 @@ runs:
   tasklets, all epochs in one launch, its launch time alone, against the native
   single-thread loop.
 
+Every trainer runs ``--repeat`` times (default 3), in turns, and its fastest run counts:
+other jobs share this machine's cores, and a slow run measures them, not the trainer.
 It reports updates per second (``epochs * transitions / seconds``, the training alone:
 no compilation, no DPU allocation), each greedy policy's success as a fraction of the
 optimal one, and the ratios against the threaded program measured in the same run::
@@ -90,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--numpy-epochs", type=int, default=2)
     p.add_argument("--fmt", default="fp32", choices=["fp32", "int32"])
     p.add_argument("--episodes", type=int, default=1000)
+    p.add_argument("--repeat", type=int, default=3,
+                   help="runs of each trainer, in turns; the fastest counts (other jobs "
+                        "share this machine's cores)")
     p.add_argument("--json", help="also write the figures to this file")
     args = p.parse_args(argv)
 
@@ -103,34 +108,37 @@ def main(argv: list[str] | None = None) -> int:
         rewards = ds.rewards_f32() if args.fmt == "fp32" else ds.rewards_q16()
         records = tmp / "records.bin"
         kernel.records(ds, rewards).tofile(records)
-        for name, threads in (("C threaded, 16 threads", 16), ("C native, 1 thread", 1)):
-            seconds, table = run_c(exe, records, ds, threads, args.epochs, args.fmt,
-                                   tmp / "table.bin")
-            rows[name] = dict(seconds=seconds, table=table)
-            print(f"  measured {name}", file=sys.stderr, flush=True)
-
-    shapes = {
-        "rl defaults (64 x 16, pooled, sync every epoch)": dict(),
-        "rl 16 learners (16 x 1, mean at the end)": dict(nr_dpus=16, nr_tasklets=1,
-                                                         sync_every=0, combine="mean"),
-    }
-    for name, kw in shapes.items():
-        trainer = Trainer(fmt=args.fmt, epochs=args.epochs, progress=False, **kw)
-        Trainer(fmt=args.fmt, epochs=1, progress=False, **kw).train(ds)  # build, warm up
-        result = trainer.train(ds)
-        kernel_s = result.timer.stats()[pyupmem.DPU_KERNEL].mean
-        rows[name] = dict(seconds=result.seconds, table=result.table, kernel=kernel_s,
-                          breakdown=result.breakdown())
-        print(f"  measured {name}", file=sys.stderr, flush=True)
-
-    one_core = {}
-    for name, kw in (("1 x 1", dict(nr_dpus=1, nr_tasklets=1)),
-                     ("1 x 16", dict(nr_dpus=1, nr_tasklets=16))):
-        Trainer(fmt=args.fmt, epochs=1, sync_every=0, progress=False, **kw).train(ds)
-        result = Trainer(fmt=args.fmt, epochs=args.epochs, sync_every=0, progress=False,
-                         **kw).train(ds)
-        one_core[name] = args.epochs * n / result.timer.stats()[pyupmem.DPU_KERNEL].mean
-    print("  measured the kernel on one core", file=sys.stderr, flush=True)
+        shapes = {
+            "rl defaults (64 x 16, pooled, sync every epoch)": dict(),
+            "rl 16 learners (16 x 1, mean at the end)": dict(nr_dpus=16, nr_tasklets=1,
+                                                             sync_every=0, combine="mean"),
+        }
+        for kw in shapes.values():  # build and warm up
+            Trainer(fmt=args.fmt, epochs=1, progress=False, **kw).train(ds)
+        one_shapes = {"1 x 1": dict(nr_dpus=1, nr_tasklets=1),
+                      "1 x 16": dict(nr_dpus=1, nr_tasklets=16)}
+        for kw in one_shapes.values():
+            Trainer(fmt=args.fmt, epochs=1, sync_every=0, progress=False, **kw).train(ds)
+        one_core: dict[str, float] = {}
+        for turn in range(args.repeat):  # in turns, so that load changes hit all alike
+            for name, threads in (("C threaded, 16 threads", 16), ("C native, 1 thread", 1)):
+                seconds, table = run_c(exe, records, ds, threads, args.epochs, args.fmt,
+                                       tmp / "table.bin")
+                if name not in rows or seconds < rows[name]["seconds"]:
+                    rows[name] = dict(seconds=seconds, table=table)
+            for name, kw in shapes.items():
+                result = Trainer(fmt=args.fmt, epochs=args.epochs, progress=False,
+                                 **kw).train(ds)
+                if name not in rows or result.seconds < rows[name]["seconds"]:
+                    kernel_s = result.timer.stats()[pyupmem.DPU_KERNEL].mean
+                    rows[name] = dict(seconds=result.seconds, table=result.table,
+                                      kernel=kernel_s, breakdown=result.breakdown())
+            for name, kw in one_shapes.items():
+                result = Trainer(fmt=args.fmt, epochs=args.epochs, sync_every=0,
+                                 progress=False, **kw).train(ds)
+                rate = args.epochs * n / result.timer.stats()[pyupmem.DPU_KERNEL].mean
+                one_core[name] = max(rate, one_core.get(name, 0.0))
+            print(f"  turn {turn + 1} of {args.repeat} done", file=sys.stderr, flush=True)
 
     start = time.perf_counter()
     base = train_baseline(ds, fmt=args.fmt, n_dpus=DEFAULTS["nr_dpus"],
@@ -178,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(dict(vars(args), rows=figures,
                                                    one_core=single), indent=2))
+    print(f"(fastest of {args.repeat} runs of each)")
     return 0 if speed >= 1.0 and good and max(per_core, single["1 x 16"]) >= 0.7 else 1
 
 
