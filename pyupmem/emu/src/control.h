@@ -29,7 +29,8 @@ enum emu_state {
 
 struct emu_slot {
     _Atomic uint32_t state;
-    _Atomic uint32_t command_seq; /* futex: the host bumps it to start a launch */
+    _Atomic uint32_t command_seq; /* the host bumps it to start a launch */
+    _Atomic uint32_t launches;    /* futex of a rank's workers, in its first slot (below) */
     _Atomic int32_t pid;          /* worker pid, 0 when none */
     uint32_t dpu_id;              /* rank << 16 | ci << 8 | member, for messages */
     uint32_t log_len;             /* bytes printed since the last launch */
@@ -55,6 +56,19 @@ struct emu_control {
     _Atomic uint32_t faults_printed; /* faults printed on stderr since the last launch */
     struct emu_slot slots[];
 };
+
+/* Workers sleep on their rank's launch word, each with its bit of the futex bitset, so
+ * that one wake starts every DPU a launch has in the rank and none of the others (two
+ * workers share a bit: an idle one may wake, see its command_seq unchanged, and sleep). */
+static inline _Atomic uint32_t *emu_launch_word(struct emu_control *control, uint32_t slot)
+{
+    return &control->slots[slot - slot % EMU_DPUS_PER_RANK].launches;
+}
+
+static inline uint32_t emu_launch_bit(uint32_t slot)
+{
+    return 1u << (slot % 32u);
+}
 
 static inline uint64_t emu_control_size(uint32_t nr_dpus)
 {

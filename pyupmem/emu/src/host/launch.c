@@ -257,11 +257,19 @@ dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
     range.allocation->launch_unreported = true;
     atomic_store(&control->faults_printed, 0);
     atomic_fetch_add(&control->running, range.count);
+    /* One wake per rank (a syscall per DPU cost more than the launch itself). */
+    uint32_t bits = 0;
     for (uint32_t i = range.first; i < range.first + range.count; i++) {
         struct emu_slot *slot = &control->slots[i];
         atomic_store(&slot->state, EMU_RUNNING);
         atomic_fetch_add(&slot->command_seq, 1);
-        futex_wake(&slot->command_seq, 1);
+        bits |= emu_launch_bit(i);
+        if (i + 1 == range.first + range.count || (i + 1) % EMU_DPUS_PER_RANK == 0) {
+            _Atomic uint32_t *word = emu_launch_word(control, i);
+            atomic_fetch_add(word, 1);
+            syscall(SYS_futex, word, FUTEX_WAKE_BITSET, INT_MAX, NULL, NULL, bits);
+            bits = 0;
+        }
     }
     if (policy == DPU_ASYNCHRONOUS)
         return DPU_OK;

@@ -127,10 +127,15 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
     atomic_store(&slot->pid, getpid());
     atomic_store(&slot->state, EMU_READY);
     wake_host();
+    _Atomic uint32_t *launches = emu_launch_word(__dpurt_control, slot_index);
     for (;;) {
+        /* Read before command_seq: a launch after this read changes the word, so the
+         * wait returns at once instead of missing its wake. */
+        uint32_t word = atomic_load(launches);
         uint32_t seq = atomic_load(&slot->command_seq);
         if (seq == seen) {
-            syscall(SYS_futex, &slot->command_seq, FUTEX_WAIT, seen, NULL, NULL, 0);
+            syscall(SYS_futex, launches, FUTEX_WAIT_BITSET, word, NULL, NULL,
+                    emu_launch_bit(slot_index));
             continue;
         }
         seen = seq;
