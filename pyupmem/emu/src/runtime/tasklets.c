@@ -46,14 +46,17 @@ struct tasklet {
     ucontext_t context;
 #endif
     char *stack; /* lowest usable byte; a guard page lies below */
-    enum tasklet_state state;
-    uint64_t clock;           /* modelled cycle at which it issues next */
     uint64_t counted_at;      /* __dpurt_instructions when its clock was last brought up to date */
     const void *waits_for;    /* the object a waiting tasklet is blocked on */
     const char *waits_in;     /* the primitive it is blocked in */
 };
 
 static struct tasklet tasklets[EMU_MAX_TASKLETS];
+/* What pick_next scans at every DMA, kept apart from the contexts in a few cache lines
+ * (a worker starts each launch with cold caches): each tasklet's state, and its clock,
+ * the modelled cycle at which it issues next. */
+static uint8_t states[EMU_MAX_TASKLETS];
+static uint64_t clocks[EMU_MAX_TASKLETS];
 static void *scheduler_sp;
 #if !defined(__x86_64__)
 static ucontext_t scheduler_context;
@@ -121,7 +124,7 @@ static void count_instructions(void)
     uint64_t issued = __dpurt_instructions - self->counted_at;
     if (issued == 0)
         return;
-    self->clock += issued * PIPELINE_INTERVAL;
+    clocks[__dpurt.current] += issued * PIPELINE_INTERVAL;
     self->counted_at = __dpurt_instructions;
     __dpurt.instructions += issued;
 }
@@ -139,14 +142,14 @@ void __dpurt_charge(uint32_t instructions)
     if (!__dpurt.counting)
         return;
     count_instructions();
-    tasklets[__dpurt.current].clock += (uint64_t)instructions * PIPELINE_INTERVAL;
+    clocks[__dpurt.current] += (uint64_t)instructions * PIPELINE_INTERVAL;
     __dpurt.instructions += instructions;
 }
 
 uint64_t __dpurt_clock(void)
 {
     count_instructions();
-    return tasklets[__dpurt.current].clock;
+    return clocks[__dpurt.current];
 }
 
 uint64_t __dpurt_dpu_clock(void)
@@ -155,7 +158,7 @@ uint64_t __dpurt_dpu_clock(void)
      * issued before now (a tasklet that ran ahead may have counted later ones). */
     uint64_t own = __dpurt_clock();
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        if (id != __dpurt.current && tasklets[id].state == RUNNABLE)
+        if (id != __dpurt.current && states[id] == RUNNABLE)
             return own;
     return pipeline_bound(own);
 }
@@ -163,7 +166,7 @@ uint64_t __dpurt_dpu_clock(void)
 static __attribute__((noreturn)) void tasklet_exit(void)
 {
     count_instructions();
-    tasklets[__dpurt.current].state = FINISHED;
+    states[__dpurt.current] = FINISHED;
     switch_to_scheduler();
     __builtin_unreachable();
 }
@@ -197,8 +200,8 @@ static void reset_context(unsigned id)
     t->context.uc_link = NULL;
     makecontext(&t->context, tasklet_entry, 0);
 #endif
-    t->state = RUNNABLE;
-    t->clock = 0;
+    states[id] = RUNNABLE;
+    clocks[id] = 0;
     t->counted_at = 0; /* its r15 starts at 0: the frame above is zeroed */
     t->waits_for = NULL;
     t->waits_in = NULL;
@@ -310,12 +313,12 @@ static int pick_next(unsigned last)
     if (__dpurt.shuffle) {
         unsigned candidates = 0;
         for (unsigned each = 0; each < n; each++)
-            candidates += tasklets[each].state == RUNNABLE;
+            candidates += states[each] == RUNNABLE;
         if (candidates == 0)
             return -1;
         uint64_t chosen = next_random() % candidates;
         for (unsigned each = 0; each < n; each++)
-            if (tasklets[each].state == RUNNABLE && chosen-- == 0)
+            if (states[each] == RUNNABLE && chosen-- == 0)
                 return (int)each;
     }
     /* The earliest clock; the first found wins ties, so the scan order after `last` is the
@@ -324,7 +327,7 @@ static int pick_next(unsigned last)
     int best = -1;
     for (unsigned step = 0; step < n; step++) {
         id = id + 1 == n ? 0 : id + 1;
-        uint64_t clock = tasklets[id].state == RUNNABLE ? tasklets[id].clock : UINT64_MAX;
+        uint64_t clock = states[id] == RUNNABLE ? clocks[id] : UINT64_MAX;
         bool earlier = clock < best_clock;
         best_clock = earlier ? clock : best_clock;
         best = earlier ? (int)id : best;
@@ -337,7 +340,7 @@ static __attribute__((noreturn)) void report_deadlock(void)
     char detail[512] = "";
     size_t used = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets && used < sizeof(detail) - 64; id++)
-        if (tasklets[id].state == WAITING)
+        if (states[id] == WAITING)
             used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%u in %s",
                                      used ? ", " : "", id, tasklets[id].waits_in);
     __dpurt.current = 0;
@@ -371,20 +374,20 @@ void __dpurt_run_launch(void)
         } else if (preempted) {
             /* Without counting its clock did not move: let every other one go first. */
             preempted = 0;
-            struct tasklet *self = &tasklets[last];
+            uint64_t *own = &clocks[last];
             for (unsigned id = 0; id < n; id++)
-                if (tasklets[id].state == RUNNABLE && tasklets[id].clock > self->clock)
-                    self->clock = tasklets[id].clock;
-            self->clock++;
+                if (states[id] == RUNNABLE && clocks[id] > *own)
+                    *own = clocks[id];
+            (*own)++;
         }
     }
     set_preempt_timer(false);
     uint64_t cycles = 0;
     for (unsigned id = 0; id < n; id++) {
-        if (tasklets[id].state == WAITING)
+        if (states[id] == WAITING)
             report_deadlock();
-        if (tasklets[id].clock > cycles)
-            cycles = tasklets[id].clock;
+        if (clocks[id] > cycles)
+            cycles = clocks[id];
     }
     __dpurt.launch_cycles = pipeline_bound(cycles);
 }
@@ -408,7 +411,7 @@ void __dpurt_dma_turn(void)
         return;
     unsigned self = __dpurt.current;
     int next = pick_next(self);
-    if (next >= 0 && (unsigned)next != self && tasklets[next].clock < tasklets[self].clock)
+    if (next >= 0 && (unsigned)next != self && clocks[next] < clocks[self])
         yield_to((unsigned)next);
     /* Resumed: whoever switched here chose the earliest runnable tasklet, so it is this
      * one's turn now; no need to look again. */
@@ -417,10 +420,10 @@ void __dpurt_dma_turn(void)
 void __dpurt_dma_booked(uint32_t latency, uint32_t bytes)
 {
     /* One DMA engine per DPU, the issuing tasklet waits: alpha + beta * size cycles. */
-    struct tasklet *self = &tasklets[__dpurt.current];
-    uint64_t start = self->clock > __dpurt.dma_free ? self->clock : __dpurt.dma_free;
-    self->clock = start + latency + bytes / 2;
-    __dpurt.dma_free = self->clock;
+    uint64_t *own = &clocks[__dpurt.current];
+    uint64_t start = *own > __dpurt.dma_free ? *own : __dpurt.dma_free;
+    *own = start + latency + bytes / 2;
+    __dpurt.dma_free = *own;
     yield_if_behind();
 }
 
@@ -434,7 +437,7 @@ void __dpurt_block(const void *object, const char *primitive)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
     count_instructions();
-    self->state = WAITING;
+    states[__dpurt.current] = WAITING;
     self->waits_for = object;
     self->waits_in = primitive;
     switch_to_scheduler();
@@ -445,12 +448,12 @@ void __dpurt_wake(const void *object)
     uint64_t now = __dpurt_clock();
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
         struct tasklet *t = &tasklets[id];
-        if (t->state != WAITING || t->waits_for != object)
+        if (states[id] != WAITING || t->waits_for != object)
             continue;
-        t->state = RUNNABLE;
+        states[id] = RUNNABLE;
         t->waits_for = NULL;
-        if (t->clock < now)
-            t->clock = now; /* it resumes once the waker released it */
+        if (clocks[id] < now)
+            clocks[id] = now; /* it resumes once the waker released it */
     }
 }
 
@@ -460,17 +463,17 @@ void __dpurt_release_together(const void *object)
     uint64_t latest = __dpurt_clock();
     unsigned waiting = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        if (tasklets[id].state == WAITING && tasklets[id].waits_for == object) {
+        if (states[id] == WAITING && tasklets[id].waits_for == object) {
             waiting++;
-            if (tasklets[id].clock > latest)
-                latest = tasklets[id].clock;
+            if (clocks[id] > latest)
+                latest = clocks[id];
         }
     if (waiting + 1 == __dpurt.nr_tasklets) {
         latest = pipeline_bound(latest);
         __dpurt.met_at = latest;
         __dpurt.met_instructions = __dpurt.instructions;
     }
-    tasklets[__dpurt.current].clock = latest;
+    clocks[__dpurt.current] = latest;
     __dpurt_wake(object);
 }
 
