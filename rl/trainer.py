@@ -440,12 +440,7 @@ class Trainer:
                             q, n = self._views(raw, dtype, n_s, n_a)
                             w = None
                             if c.combine == "pooled":
-                                # the counts since the last sync depend only on the
-                                # launches (epochs, segment) made since: so do the weights
-                                key = tuple(since_sync)
-                                w = weights.get(key)
-                                if w is None:
-                                    w = weights[key] = pooled_weights(n, lr)
+                                w = self._weights(weights, since_sync, n, lr)
                             combined = combine_tables(q, n, c.combine, combined, lr, w)
                             since_sync.clear()
                             pair[:, 0] = combined.reshape(-1).view(np.uint32)
@@ -459,13 +454,27 @@ class Trainer:
                 self._check_updates(updates, expected_total)
                 with timer.phase(pyupmem.INTER_DPU):
                     q, n = self._split(raw, dtype, n_s, n_a)
-                    final = combine_tables(q, n, c.combine, combined, lr)
+                    w = None
+                    if c.combine == "pooled":
+                        w = self._weights(weights, since_sync, n, lr)
+                    final = combine_tables(q, n, c.combine, combined, lr, w)
         bar.close()
         return TrainResult(
             c, final, q, n, states.reshape(-1).copy(), timer=timer,
             tables_in="wram" if plan.use_wram else "mram",
             updates=c.epochs * len(dataset), seconds=timer.total(), setup_seconds=setup,
         )
+
+    @staticmethod
+    def _weights(cache: dict[tuple, np.ndarray], since_sync: list[tuple[int, int]],
+                 counts: np.ndarray, lr: float) -> np.ndarray:
+        """The pooled weights of ``counts``: the counts since the last sync depend only on
+        the launches (epochs, segment) made since, so the weights are computed once per
+        such sequence and kept in ``cache``."""
+        key = tuple(since_sync)
+        if key not in cache:
+            cache[key] = pooled_weights(counts, lr)
+        return cache[key]
 
     @staticmethod
     def _views(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:
