@@ -24,7 +24,8 @@ shape (updates of each entry since the last combine) and the ``previous`` combin
 
 **Exactness.** The result depends only on the inputs, never on how an implementation
 orders its work, so the DPU trainer, the reference and the numpy baseline agree bit for
-bit. FP32: sums run in float64 over learners ``l = 0, 1, ..., L - 1`` in order, the
+bit. FP32: sums run in float64 over learners ``l = 0, 1, ..., L - 1`` in order
+(``"pooled"`` as ``P + (sum_l w_l Q_l - P sum_l w_l)``: one pass over the tables), the
 result is cast to float32 (round to nearest even, then -0.0 becomes +0.0). INT32
 (Q15.16): integer arithmetic only. ``"mean"`` and ``"weighted"`` divide exact int64 sums
 (``"weighted"`` in float64 when the count-weighted sum could exceed 2**62); ``"delta"``
@@ -113,6 +114,18 @@ def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
     return w
 
 
+_sums: list = []  #: the last ``(weights, their column sums)`` of :func:`_column_sums`
+
+
+def _column_sums(w: np.ndarray) -> np.ndarray:
+    """``sum_l w_l`` per entry, in learner order; kept for the last weights array seen
+    (a trainer passes the same, unmodified, weights at every combine of a kind)."""
+    if _sums and _sums[0] is w:
+        return _sums[1]
+    _sums[:] = [w, w.sum(axis=0)]
+    return _sums[1]
+
+
 def _c(n: np.ndarray, log_keep: float) -> np.ndarray:
     """``c(n) = 1 - (1 - alpha)**n`` elementwise, as ``-expm1(n * log(1 - alpha))``."""
     return -np.expm1(n * log_keep)
@@ -132,7 +145,8 @@ def combine(
     dtype. ``counts`` (required by every rule but ``"mean"``), ``previous`` (zeros when
     None) and ``alpha`` (the learning rate the learners used, :func:`step_alpha`;
     required by ``"pooled"``) are as the module docstring describes. ``weights``: the
-    ``"pooled"`` weights of these counts, already computed (:func:`pooled_weights`).
+    ``"pooled"`` weights of these counts, already computed (:func:`pooled_weights`) and
+    not modified since (their sums are kept between calls).
 
     Raises:
         ValueError: unknown rule, missing counts or alpha, mismatched shapes, or no
@@ -171,7 +185,7 @@ def combine(
         b = base.astype(np.float64)
         # strided tables (views of gathered (value, count) pairs) are copied before the
         # cast: two plain passes run faster than one strided, casting one
-        qd = np.ascontiguousarray(q).astype(np.float64)
+        qd = np.ascontiguousarray(q).astype(np.float64) if rule != "pooled" else None
         if rule == "mean":
             result = qd.sum(axis=0) / n_l
         elif rule == "weighted":
@@ -182,11 +196,11 @@ def combine(
         elif rule == "delta":
             result = b + (qd - b).sum(axis=0)
         else:
-            d = qd
-            d -= b
-            # one pass for sum_l w_l d_l, in learner order (as (d * w).sum(axis=0))
             w = _pooled_weights(n, float(alpha)) if weights is None else weights
-            result = b + np.einsum("le,le->e", d, w)
+            # sum_l w_l (Q_l - P) as sum_l w_l Q_l - P sum_l w_l: one pass over the
+            # (possibly strided) float32 tables, cast to float64 as it goes
+            moved = np.einsum("le,le->e", q, w, dtype=np.float64)
+            result = b + (moved - b * _column_sums(w))
         out = result.astype(np.float32) + np.float32(0.0)  # + 0.0 turns -0.0 into +0.0
         return out.reshape(shape)
 

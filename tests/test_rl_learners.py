@@ -222,9 +222,9 @@ def test_pooled_and_delta_combines(dtype):
 
 
 def test_pooled_fp32_is_the_documented_sum_in_learner_order():
-    """FP32 ``pooled`` is ``P + sum_l w_l (Q_l - P)`` summed in float64 over the learners
-    in order, whatever the tables' memory layout (the trainer passes strided views of the
-    gathered (value, count) pairs)."""
+    """FP32 ``pooled`` is ``P + (sum_l w_l Q_l - P sum_l w_l)``, each sum in float64 over
+    the learners in order, whatever the tables' memory layout (the trainer passes strided
+    views of the gathered (value, count) pairs)."""
     rng = np.random.default_rng(3)
     pairs = np.empty((300, 7, 2), dtype=np.uint32)
     pairs[..., 0] = rng.standard_normal((300, 7)).astype(np.float32).view(np.uint32)
@@ -234,10 +234,11 @@ def test_pooled_fp32_is_the_documented_sum_in_learner_order():
     prev = rng.standard_normal((7, 1)).astype(np.float32)
     w = pooled_weights(counts, 0.1)
     b = prev.reshape(-1).astype(np.float64)
-    acc = np.zeros(7)
+    moved, total = np.zeros(7), np.zeros(7)
     for learner in range(300):
-        acc = acc + w[learner] * (tables[learner].reshape(-1).astype(np.float64) - b)
-    expected = (b + acc).astype(np.float32).reshape(7, 1)
+        moved = moved + w[learner] * tables[learner].reshape(-1).astype(np.float64)
+        total = total + w[learner]
+    expected = (b + (moved - b * total)).astype(np.float32).reshape(7, 1)
     out = combine(tables, counts, "pooled", prev, alpha=0.1)
     assert out.tobytes() == (expected + np.float32(0)).tobytes()
     assert out.tobytes() == combine(np.ascontiguousarray(tables), counts.copy(), "pooled",
