@@ -258,3 +258,13 @@ def test_memory_plan():
     assert kernel.tables_fit_wram(64, 4, 16, kernel.BLOCK)  # FrozenLake 8x8
     assert kernel.tables_fit_wram(500, 6, 2, kernel.BLOCK)  # Taxi, 2 learners: 48 KiB
     assert not kernel.tables_fit_wram(500, 6, 3, kernel.BLOCK)
+
+
+def test_update_totals_are_checked_modulo_2_32():
+    """Tasklets add their updates up over a run in uint32 counters (they may wrap); the
+    host checks each DPU's sum against the run's total modulo 2**32."""
+    wrapped = np.array([[2**32 - 1, 2], [5, 0]], dtype=np.uint32)  # DPU 0 made 2**32 + 1
+    Trainer._check_updates(wrapped, np.array([2**32 + 1, 5], dtype=np.int64))
+    with pytest.raises(RuntimeError, match=r"DPU 1 made 5 updates \(modulo 2\*\*32\) over "
+                                           r"the run, expected 6"):
+        Trainer._check_updates(wrapped, np.array([2**32 + 1, 6], dtype=np.int64))
