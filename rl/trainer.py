@@ -366,7 +366,6 @@ class Trainer:
         else:
             coefs = (np.uint32(fixed_point.coefficient(c.alpha, "alpha")),
                      np.uint32(fixed_point.coefficient(c.gamma, "gamma")))
-        lr = step_alpha(c.alpha, c.fmt)
         rng = initial_rng_states(c.seed, c.n_learners).reshape(n_d, n_t)
         entries = n_s * n_a
         heap = pyupmem.DPU_MRAM_HEAP_POINTER_NAME
@@ -438,10 +437,7 @@ class Trainer:
                         with timer.phase(pyupmem.INTER_DPU):
                             dpus.gather(heap, offset=plan.tables_offset, out=raw)
                             q, n = self._views(raw, dtype, n_s, n_a)
-                            w = None
-                            if c.combine == "pooled":
-                                w = self._weights(weights, since_sync, n, lr)
-                            combined = combine_tables(q, n, c.combine, combined, lr, w)
+                            combined = self._combine(q, n, combined, weights, since_sync)
                             since_sync.clear()
                             pair[:, 0] = combined.reshape(-1).view(np.uint32)
                             dpus.broadcast(heap, pair, offset=plan.combined_offset)
@@ -454,10 +450,7 @@ class Trainer:
                 self._check_updates(updates, expected_total)
                 with timer.phase(pyupmem.INTER_DPU):
                     q, n = self._split(raw, dtype, n_s, n_a)
-                    w = None
-                    if c.combine == "pooled":
-                        w = self._weights(weights, since_sync, n, lr)
-                    final = combine_tables(q, n, c.combine, combined, lr, w)
+                    final = self._combine(q, n, combined, weights, since_sync)
         bar.close()
         return TrainResult(
             c, final, q, n, states.reshape(-1).copy(), timer=timer,
@@ -465,16 +458,22 @@ class Trainer:
             updates=c.epochs * len(dataset), seconds=timer.total(), setup_seconds=setup,
         )
 
-    @staticmethod
-    def _weights(cache: dict[tuple, np.ndarray], since_sync: list[tuple[int, int]],
-                 counts: np.ndarray, lr: float) -> np.ndarray:
-        """The pooled weights of ``counts``: the counts since the last sync depend only on
-        the launches (epochs, segment) made since, so the weights are computed once per
-        such sequence and kept in ``cache``."""
-        key = tuple(since_sync)
-        if key not in cache:
-            cache[key] = pooled_weights(counts, lr)
-        return cache[key]
+    def _combine(self, q: np.ndarray, n: np.ndarray, previous: np.ndarray,
+                 cache: dict[tuple, np.ndarray], since_sync: list[tuple[int, int]]
+                 ) -> np.ndarray:
+        """The combined table of learner tables ``q`` and counts ``n``. The pooled weights
+        depend only on the counts, and the counts since the last sync only on the
+        launches (epochs, segment) made since: the weights are computed once per such
+        sequence and kept in ``cache``."""
+        c = self.config
+        lr = step_alpha(c.alpha, c.fmt)
+        w = None
+        if c.combine == "pooled":
+            key = tuple(since_sync)
+            if key not in cache:
+                cache[key] = pooled_weights(n, lr)
+            w = cache[key]
+        return combine_tables(q, n, c.combine, previous, lr, w)
 
     @staticmethod
     def _views(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:
