@@ -1,5 +1,5 @@
-/* launch.c: launching, waiting, and stopping workers. A launch is a store and a futex
- * wake per DPU; waiting is a futex sleep that the last DPU to finish ends. */
+/* launch.c: launching, waiting, and stopping workers. A launch is a store per DPU and a
+ * futex wake per rank; waiting is a futex sleep that the last DPU to finish ends. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
