@@ -972,30 +972,8 @@ class DpuSubset(DpuGroup):
 
     # ----------------------------------------------------------------- transfers
 
-    def _push(
-        self,
-        lib: C.LibDpu,
-        direction: int,
-        symbol: str | Symbol,
-        resolved: Symbol | None,
-        offset: int,
-        length: int,
-        addresses: list[int],
-    ) -> None:
-        name = resolved.c_name if resolved is not None else str(symbol).encode()
-        prepare = lib.dpu_prepare_xfer  # type: ignore[attr-defined]
-        structs = self._owner._structs()
-        for node, slots in self._groups():
-            for slot in slots:
-                status = prepare(structs[self.positions[slot]], addresses[slot])
-                if status:
-                    self._check(status, "dpu_prepare_xfer")
-            status = lib.dpu_push_xfer(  # type: ignore[attr-defined]
-                node._c, direction, name, offset, length, C.DPU_XFER_DEFAULT
-            )
-            if status:
-                self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
-        self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
+    def _push_nodes(self) -> list[tuple[C.dpu_set_t, Sequence[int]]]:
+        return [(node._c, slots) for node, slots in self._groups()]
 
     def write(
         self,

@@ -501,16 +501,25 @@ class _Transfers:
         length: int,
         addresses: list[int],
     ) -> None:
+        """``dpu_prepare_xfer`` of ``addresses[i]`` for this group's DPU ``i``, then
+        ``dpu_push_xfer`` on each of :meth:`_push_nodes`."""
         prepare = lib.dpu_prepare_xfer  # type: ignore[attr-defined]
-        for dpu, address in zip(self._dpu_structs(), addresses, strict=True):
-            status = prepare(dpu, address)
-            if status:
-                self._check(status, "dpu_prepare_xfer")
+        structs = self._dpu_structs()
         name = resolved.c_name if resolved is not None else str(symbol).encode()
-        status = lib.dpu_push_xfer(self._c, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
-        if status:
-            self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
+        for node, slots in self._push_nodes():
+            for slot in slots:
+                status = prepare(structs[slot], addresses[slot])
+                if status:
+                    self._check(status, "dpu_prepare_xfer")
+            status = lib.dpu_push_xfer(node, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
+            if status:
+                self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
         self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
+
+    def _push_nodes(self) -> list[tuple[C.dpu_set_t, Sequence[int]]]:
+        """The sets a push goes to, each with the positions (in this group) of the DPUs it
+        holds: the whole group at once; a sub-set pushes rank by rank."""
+        return [(self._c, range(self._count))]
 
     def scatter_blocks(
         self,
