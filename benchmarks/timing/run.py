@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 import pyupmem as pim
-from pyupmem import emu
 
 HERE = Path(__file__).resolve().parent
 CLOCK_HZ = 350e6
@@ -58,26 +54,15 @@ MRAM_WRITE = {8: 43, 16: 80, 32: 143, 64: 241, 128: 354, 256: 468, 512: 557, 102
 STREAM = {"COPY": (624, 2), "ADD": (622, 3), "SCALE": (42, 2), "TRIAD": (62, 3)}
 
 
-def build(workdir: Path, name: str, tasklets: int, *defines: str) -> Path:
-    out = workdir / f"{name}-{tasklets}"
-    env = dict(os.environ, PATH=f"{emu.build().bin_dir}:{os.environ['PATH']}")
-    subprocess.run(
-        [
-            "dpu-upmem-dpurte-clang",
-            "-O2",
-            f"-DNR_TASKLETS={tasklets}",
-            *(f"-D{d}" for d in defines),
-            "-o",
-            str(out),
-            str(HERE / "kernels.c"),
-        ],
-        check=True,
-        env=env,
-    )
-    return out
+def build(name: str, tasklets: int, *defines: str) -> pim.Program:
+    """One variant of ``kernels.c`` (``NAME`` or ``NAME=value`` defines), built as every
+    DPU program is (:func:`pyupmem.build_program`, cached between runs)."""
+    macros = dict(d.split("=", 1) if "=" in d else (d, None) for d in defines)
+    return pim.build_program(HERE / "kernels.c", nr_tasklets=tasklets, defines=macros,
+                             debug=False, name=f"{name}-{tasklets}", backend="emulator")
 
 
-def modelled_seconds(binary: Path, repeat: int, size: int = 0) -> float:
+def modelled_seconds(binary: pim.Program, repeat: int, size: int = 0) -> float:
     with pim.DpuSet(1, backend="emulator") as dpus:
         dpus.load(binary)
         dpus.broadcast("repeat", np.uint32(repeat))
@@ -111,55 +96,52 @@ def main() -> None:
     args = parser.parse_args()
     rows: list[dict[str, object]] = []
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        workdir = Path(folder)
-        print("Arithmetic throughput of one DPU (MOPS), x[i] = x[i] OP scalar over WRAM")
-        for (ctype, op), published in ARITHMETIC.items():
-            for tasklets in (1, 4, 11, 16):
-                binary = build(
-                    workdir,
-                    f"arith-{ctype}-{op}",
-                    tasklets,
-                    "KERNEL_ARITH",
-                    f"OP_{op}",
-                    f"TYPE={ctype}",
+    print("Arithmetic throughput of one DPU (MOPS), x[i] = x[i] OP scalar over WRAM")
+    for (ctype, op), published in ARITHMETIC.items():
+        for tasklets in (1, 4, 11, 16):
+            binary = build(
+                f"arith-{ctype}-{op}",
+                tasklets,
+                "KERNEL_ARITH",
+                f"OP_{op}",
+                f"TYPE={ctype}",
+            )
+            repeat = 4 if published > 5 else 1
+            seconds = modelled_seconds(binary, repeat)
+            mops = tasklets * repeat * WRAM_VALUES / seconds / 1e6
+            reference = (
+                INT32_ADD_BY_TASKLETS.get(tasklets)
+                if (ctype, op) == ("int32_t", "ADD")
+                else None
+            )
+            if tasklets == 16:
+                rows.append(row(f"{ctype} {op}, 16 tasklets", mops, published, "MOPS"))
+            elif reference is not None:
+                rows.append(row(f"{ctype} {op}, {tasklets} tasklets", mops, reference, "MOPS"))
+            else:
+                print(
+                    f"  {f'{ctype} {op}, {tasklets} tasklets':<28} modelled {mops:9.3f} MOPS"
                 )
-                repeat = 4 if published > 5 else 1
-                seconds = modelled_seconds(binary, repeat)
-                mops = tasklets * repeat * WRAM_VALUES / seconds / 1e6
-                reference = (
-                    INT32_ADD_BY_TASKLETS.get(tasklets)
-                    if (ctype, op) == ("int32_t", "ADD")
-                    else None
+    print("MRAM bandwidth of one DPU (MB/s), 16 tasklets")
+    for kind, table in (("READ", MRAM_READ), ("WRITE", MRAM_WRITE)):
+        for size, published in table.items():
+            binary = build(f"mram-{kind}", 16, f"KERNEL_{kind}")
+            repeat = 64
+            seconds = modelled_seconds(binary, repeat, size)
+            rows.append(
+                row(
+                    f"MRAM {kind.lower()} {size} B",
+                    16 * repeat * size / seconds / 1e6,
+                    published,
+                    "MB/s",
                 )
-                if tasklets == 16:
-                    rows.append(row(f"{ctype} {op}, 16 tasklets", mops, published, "MOPS"))
-                elif reference is not None:
-                    rows.append(row(f"{ctype} {op}, {tasklets} tasklets", mops, reference, "MOPS"))
-                else:
-                    print(
-                        f"  {f'{ctype} {op}, {tasklets} tasklets':<28} modelled {mops:9.3f} MOPS"
-                    )
-        print("MRAM bandwidth of one DPU (MB/s), 16 tasklets")
-        for kind, table in (("READ", MRAM_READ), ("WRITE", MRAM_WRITE)):
-            for size, published in table.items():
-                binary = build(workdir, f"mram-{kind}", 16, f"KERNEL_{kind}")
-                repeat = 64
-                seconds = modelled_seconds(binary, repeat, size)
-                rows.append(
-                    row(
-                        f"MRAM {kind.lower()} {size} B",
-                        16 * repeat * size / seconds / 1e6,
-                        published,
-                        "MB/s",
-                    )
-                )
-        print("STREAM over MRAM, int64, one DPU (MB/s), 16 tasklets")
-        for kernel, (published, words) in STREAM.items():
-            binary = build(workdir, f"stream-{kernel}", 16, "KERNEL_STREAM", f"STREAM_{kernel}")
-            seconds = modelled_seconds(binary, 1)
-            moved = words * MRAM_BYTES
-            rows.append(row(f"STREAM {kernel}", moved / seconds / 1e6, published, "MB/s"))
+            )
+    print("STREAM over MRAM, int64, one DPU (MB/s), 16 tasklets")
+    for kernel, (published, words) in STREAM.items():
+        binary = build(f"stream-{kernel}", 16, "KERNEL_STREAM", f"STREAM_{kernel}")
+        seconds = modelled_seconds(binary, 1)
+        moved = words * MRAM_BYTES
+        rows.append(row(f"STREAM {kernel}", moved / seconds / 1e6, published, "MB/s"))
     errors = [abs(float(r["error_pct"])) for r in rows]
     print(
         f"{len(rows)} figures: mean absolute error {np.mean(errors):.1f}%, "
