@@ -253,6 +253,17 @@ class DpuGroup(_Transfers, _Control):
                 raise self._fault_error(status, call)
             raise self._owner._backend.status_error(status, call, detail)
 
+    def _require_single(self, call: str, method: str, instead: str) -> None:
+        """Raise the libdpu error of ``call`` unless this group is a single DPU."""
+        if self._count != 1:
+            raise make_error(
+                C.DPU_ERR_INVALID_DPU_SET,
+                call,
+                detail=f"{method}() needs a single DPU, this set has {self._count}; use "
+                       f"{instead}()",
+                before_call=True,
+            )
+
     def _program_state(self) -> LoadedProgram | None:
         owner = self._owner
         state = owner._view_programs.get(self._key, _FALLBACK)
@@ -558,13 +569,7 @@ class DpuGroup(_Transfers, _Control):
             DpuSetError: the set has more than one DPU (use :meth:`logs`).
         """
         self._lib()
-        if self._count != 1:
-            raise make_error(
-                C.DPU_ERR_INVALID_DPU_SET,
-                "dpu_log_read",
-                detail=f"log() needs a single DPU, this set has {self._count}; use logs()",
-                before_call=True,
-            )
+        self._require_single("dpu_log_read", "log", "logs")
         return self.logs(header=header)[0]
 
     def print_logs(self, file: Any = None) -> None:

@@ -114,6 +114,7 @@ class _Transfers:
         def _enqueue(self, action: Callable[[], object], what: str) -> None: ...
         def _dpu_structs(self) -> list[C.dpu_set_t]: ...
         def _program_state(self) -> LoadedProgram | None: ...
+        def _require_single(self, call: str, method: str, instead: str) -> None: ...
         def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
         def _note_transfer(self, kind: str, bytes_per_dpu: int) -> None: ...
 
@@ -714,13 +715,7 @@ class _Transfers:
             DpuAccessError: a rule on sizes and offsets is broken.
         """
         lib = self._lib()
-        if self._count != 1:
-            raise make_error(
-                C.DPU_ERR_INVALID_DPU_SET,
-                "dpu_copy_from",
-                detail=f"read() needs a single DPU, this set has {self._count}; use gather()",
-                before_call=True,
-            )
+        self._require_single("dpu_copy_from", "read", "gather")
         resolved = self._resolve(symbol, "dpu_copy_from")
         if out is not None:
             result = out if isinstance(out, np.ndarray) else np.asarray(memoryview(out))
