@@ -54,16 +54,22 @@ def build_dpu(source: str, *flags: str) -> Path:
 
 
 @functools.cache
-def build_host(source: str, *flags: str) -> Path:
-    """Compiles emu_programs/`source` as a host program against the emulator's libdpu."""
-    out = _output(Path(source).stem + "-host", source, *flags)
-    pkg = subprocess.run(
+def host_flags() -> tuple[str, ...]:
+    """The compiler and linker flags of a host program (``dpu-pkg-config --cflags --libs``)."""
+    return tuple(subprocess.run(
         ["dpu-pkg-config", "--cflags", "--libs", "dpu"],
         check=True,
         env=toolchain_env(),
         capture_output=True,
         text=True,
-    ).stdout.split()
+    ).stdout.split())
+
+
+@functools.cache
+def build_host(source: str, *flags: str) -> Path:
+    """Compiles emu_programs/`source` as a host program against the emulator's libdpu."""
+    out = _output(Path(source).stem + "-host", source, *flags)
+    pkg = host_flags()
     subprocess.run(
         [
             "cc",

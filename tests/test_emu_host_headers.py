@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from emu_support import PROGRAMS, build_dpu, build_host, emulator, run, toolchain_env
+from emu_support import PROGRAMS, build_dpu, build_host, emulator, host_flags, run, toolchain_env
 
 
 @functools.cache
@@ -160,13 +160,7 @@ def _cxx() -> str | None:
 def test_cxx_api_allocates_loads_copies_execs_and_logs(tmp_path) -> None:
     dpu = build_dpu("sg_kernel.c")
     binary = tmp_path / "hpp_host"
-    pkg = subprocess.run(
-        ["dpu-pkg-config", "--cflags", "--libs", "dpu"],
-        check=True,
-        env=toolchain_env(),
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    pkg = host_flags()
     compiled = subprocess.run(
         [
             _cxx(),
