@@ -484,14 +484,12 @@ class Trainer:
         n = raw[..., 1].reshape(n_l, n_s, n_a)
         return q, n
 
-    @staticmethod
-    def _split(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:
-        """Learner tables ``(L, S, A)`` and counts from gathered ``(D, T, S * A, 2)``."""
-        n_l = raw.shape[0] * raw.shape[1]
-        pairs = raw.reshape(n_l, n_s * n_a, 2)
-        q = pairs[:, :, 0].copy().view(dtype).reshape(n_l, n_s, n_a)
-        n = pairs[:, :, 1].copy().reshape(n_l, n_s, n_a)
-        return q, n
+    @classmethod
+    def _split(cls, raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:
+        """Learner tables ``(L, S, A)`` and counts from gathered ``(D, T, S * A, 2)``, as
+        arrays of their own (the result keeps them)."""
+        q, n = cls._views(raw, dtype, n_s, n_a)
+        return q.copy(), n.copy()
 
     def _expected_updates(self, plan: kernel.MemoryPlan, segments: int) -> list[np.ndarray]:
         """Per segment, the updates each DPU makes in one epoch of it: ``(D,)`` int64."""
