@@ -4,12 +4,16 @@
  *   3  barrier: tasklet 0 computes, the others wait for it at a barrier
  *   4  DMA from every tasklet: each reads 2048 bytes `rounds` times
  *   5  a delay loop of `rounds` __builtin_nop_() in every tasklet
+ *   6  a shared counter: every tasklet adds to it `rounds` times under one mutex
+ *   7  32-bit multiplies: `rounds` products of `operand` by `operand2` in every tasklet
+ *   8  8-bit multiplies: the same with uint8_t operands
  * Each tasklet records the instructions issued while it ran (from the performance
  * counter, which counts for the whole DPU) and the cycle count it sees at its end. */
 #include <barrier.h>
 #include <built_ins.h>
 #include <defs.h>
 #include <mram.h>
+#include <mutex.h>
 #include <perfcounter.h>
 #include <stdint.h>
 
@@ -18,9 +22,31 @@ __host uint32_t rounds;
 __host uint64_t instructions[NR_TASKLETS];
 __host uint64_t cycles_at_end[NR_TASKLETS];
 __host uint32_t checksum[NR_TASKLETS];
+__host uint32_t operand, operand2;
+__host uint32_t shared_counter;
+MUTEX_INIT(counter_lock);
 __mram_noinit uint8_t table[2048];
 __dma_aligned uint8_t buffer[NR_TASKLETS][2048];
 BARRIER_INIT(everyone, NR_TASKLETS);
+
+/* Products of operands the compiler cannot see (volatile), one per round. */
+static uint32_t multiply(uint32_t n)
+{
+    volatile uint32_t a = operand, b = operand2;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += a * b;
+    return sum;
+}
+
+static uint32_t multiply_bytes(uint32_t n)
+{
+    volatile uint8_t a = (uint8_t)operand, b = (uint8_t)operand2;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += (uint32_t)a * b;
+    return sum;
+}
 
 static uint32_t compute(uint32_t n)
 {
@@ -46,6 +72,16 @@ int main(void)
     } else if (mode == 5) {
         for (uint32_t i = 0; i < rounds; i++)
             __builtin_nop_();
+    } else if (mode == 6) {
+        for (uint32_t i = 0; i < rounds; i++) {
+            mutex_lock(counter_lock);
+            shared_counter++;
+            mutex_unlock(counter_lock);
+        }
+    } else if (mode == 7) {
+        checksum[id] = multiply(rounds);
+    } else if (mode == 8) {
+        checksum[id] = multiply_bytes(rounds);
     } else if (mode == 3) {
         if (id == 0)
             checksum[id] = compute(rounds);

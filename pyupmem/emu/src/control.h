@@ -18,6 +18,28 @@
 #define EMU_FAULT_SIZE 1024u
 #define EMU_ZYGOTE_FLAG "--pyupmem-zygote"
 #define EMU_WARNED_SLOTS 256u /* source lines already warned about, per allocation */
+#define EMU_TRACE_EVENTS 4096u /* timeline events a traced launch keeps per DPU */
+
+/* What a tasklet's modelled time goes to (the estimate's breakdown, the timeline). */
+enum emu_activity {
+    EMU_ACTIVITY_COMPUTE = 0, /* issuing instructions, at the pipeline's shared pace */
+    EMU_ACTIVITY_DMA = 1,     /* waiting for its DMA (queueing on the engine included) */
+    EMU_ACTIVITY_WAIT = 2,    /* waiting for another tasklet: barrier, mutex, semaphore, handshake */
+    EMU_ACTIVITIES = 3,
+};
+
+/* One stretch of one tasklet's modelled time, in DPU cycles from the launch's start. */
+struct emu_trace_event {
+    uint64_t start, end;
+    uint32_t tasklet;
+    uint32_t activity; /* enum emu_activity */
+};
+
+/* One tasklet's modelled cycles in the last launch, by activity, and its instructions. */
+struct emu_tasklet_times {
+    uint64_t cycles[EMU_ACTIVITIES];
+    uint64_t instructions;
+};
 
 enum emu_state {
     EMU_EMPTY = 0,   /* no worker */
@@ -38,8 +60,14 @@ struct emu_slot {
     uint64_t last_launch_ns;      /* wall time of the last launch */
     uint64_t last_launch_cycles;  /* modelled DPU cycles of the last launch */
     uint32_t last_launch_counted; /* the program counted its instructions */
+    uint32_t last_launch_tasklets; /* tasklets of the program (entries of tasklet_times) */
+    struct emu_tasklet_times tasklet_times[EMU_MAX_TASKLETS]; /* the last launch's breakdown */
+    uint32_t trace_requested;     /* the host asks for the next launch's timeline */
+    uint32_t trace_len;           /* events the last traced launch recorded */
+    uint32_t trace_dropped;       /* events it left out (the buffer was full) */
     char fault[EMU_FAULT_SIZE];
     char log[EMU_LOG_SIZE];
+    struct emu_trace_event trace[EMU_TRACE_EVENTS]; /* touched only by traced launches */
 };
 
 struct emu_control {

@@ -20,9 +20,21 @@ count, so the runtime reads it whenever the program calls it.
 
 The cost of an x86-64 instruction is the number of DPU instructions its work takes on a
 DPU (COSTS below): one for 32-bit arithmetic, logic, moves, loads, stores and branches;
-more for 64-bit arithmetic, multiplies (the DPU multiplies 8 bits at a time) and
-divisions; dozens to thousands for float and double (software on the DPU). The heavy
-ones are calibrated on the PrIM characterisation's throughputs (docs: "Timing").
+more for 64-bit arithmetic and divisions; dozens to thousands for float and double
+(software on the DPU). The heavy ones are calibrated on the PrIM characterisation's
+throughputs (docs: "Timing").
+
+A 32-bit multiply costs what it costs on a DPU, which depends on its operands: the
+runtime's ``__mulsi3`` makes the smaller (unsigned) operand the multiplier and issues one
+``mul_step`` per bit of it, leaving as soon as the remaining bits are zero (UPMEM's
+compiler-rt for the DPU). So each ``imull`` of two registers or of a register and memory
+gets a few host instructions in front of it that add ``7 + bitlength(min(a, b))`` to the
+count at run time (the call, the operand swap, the exit). A product of two operands
+that the same run of code loaded or extended from bytes is one DPU instruction
+(``mul_ul_ul``, ``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The
+inserted code saves its scratch register in the red zone, which the program leaves free
+(``-mno-red-zone``) and which signal delivery skips; it clobbers the flags just before the
+``imull``, which clobbers them anyway.
 """
 
 from __future__ import annotations
@@ -54,7 +66,8 @@ COSTS: dict[str, int] = {
     "jcc": 1,
     "call": 1,
     "ret": 1,
-    # multiplies and divisions (software on the DPU: 8x8 multiplies, div_step loops)
+    # multiplies and divisions (software on the DPU: 8x8 multiplies, div_step loops); a
+    # 32-bit imul of two variables is counted at run time instead (multiply_cost below)
     "imul": 30,
     "mul": 40,
     "div": 25,
@@ -204,6 +217,94 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
 
 BYTE_LOOPS = {"memcpy", "memmove", "memset"}
 
+# __mulsi3 outside its mul_step loop: the call, the operand swap (jgtu and two moves),
+# clearing the high word, the result's move and the return.
+MULSI3_FIXED = 7
+# Instructions that leave a byte (zero- or sign-extended) in their destination register.
+BYTE_EXTENSIONS = {"movzbl", "movsbl", "movzbw", "movsbw", "movzbq", "movsbq"}
+REGISTER = re.compile(r"%([a-z0-9]+)")
+SCRATCH = ("rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "rax", "rbx")
+_FAMILY = {
+    **{f"{p}{x}x": f"r{x}x" for x in "abcd" for p in ("r", "e", "")},
+    **{f"{x}l": f"r{x}x" for x in "abcd"},
+    **{f"{x}h": f"r{x}x" for x in "abcd"},
+    **{f"{p}{x}": f"r{x}" for x in ("si", "di", "bp", "sp") for p in ("r", "e", "")},
+    **{f"{x}l": f"r{x}" for x in ("si", "di", "bp", "sp")},
+    **{f"r{n}{s}": f"r{n}" for n in range(8, 16) for s in ("", "d", "w", "b")},
+}
+
+
+def register_family(name: str) -> str | None:
+    """The 64-bit register an operand register belongs to (``%r9d`` -> ``r9``)."""
+    return _FAMILY.get(name.lstrip("%"))
+
+
+def _families(operand_text: str) -> set[str]:
+    return {f for f in map(register_family, REGISTER.findall(operand_text)) if f}
+
+
+def _low32(family: str) -> str:
+    return f"%{family}d" if family[1:].isdigit() else "%e" + family[1:]
+
+
+def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str], int] | None:
+    """The counting of a 32-bit ``imull SRC, DST``: host instructions to put before it and
+    the static cost that remains; None where the multiply is not of two variables (by a
+    constant, or the one-operand widening form), which COSTS prices."""
+    operands = _split_operands(operand_text)
+    if len(operands) != 2 or operands[0].startswith("$") or not operands[1].startswith("%"):
+        return None
+    source, destination = operands
+    if register_family(destination) in byte_registers and (
+        source.startswith("%") and register_family(source) in byte_registers
+    ):
+        return [], 1  # an 8-bit product: one mul_ul_ul / mul_sl_sl instruction
+    used = _families(operand_text)
+    scratch = next(f for f in SCRATCH if f not in used)
+    low = _low32(scratch)
+    return [
+        f"\tmovq\t%{scratch}, -8(%rsp)",
+        f"\tmovl\t{source}, {low}",
+        f"\tcmpl\t{destination}, {low}",
+        f"\tcmoval\t{destination}, {low}",  # the smaller operand, unsigned
+        f"\torl\t$1, {low}",  # 0 takes one mul_step as 1 does
+        f"\tbsrl\t{low}, {low}",  # its bit length minus one
+        f"\tleaq\t{MULSI3_FIXED + 1}({COUNTER},%{scratch}), {COUNTER}",
+        f"\tmovq\t-8(%rsp), %{scratch}",
+    ], 0
+
+
+def _defines_byte(mnemonic: str, operands: list[str]) -> bool:
+    """Whether the instruction leaves a byte-sized value in its destination register."""
+    if mnemonic in BYTE_EXTENSIONS:
+        return True
+    if mnemonic in ("andl", "andq", "andw") and operands and operands[0].startswith("$"):
+        try:
+            return 0 <= int(operands[0][1:], 0) <= 0xFF
+        except ValueError:
+            return False
+    return False
+
+
+def _track_byte_registers(mnemonic: str, operand_text: str, byte_registers: set[str]) -> None:
+    """Updates which registers hold a byte, after one instruction of a run."""
+    operands = _split_operands(operand_text)
+    if mnemonic.startswith(("call", "ret", "j")):
+        byte_registers.clear()
+        return
+    base = _base_and_width(mnemonic)[0]
+    if not operands or base in ("cmp", "test", "bt", "push"):
+        return
+    written = [operands[-1]] + ([operands[0]] if base == "xchg" else [])
+    for operand in written:
+        family = register_family(operand) if operand.startswith("%") else None
+        if family is None:
+            continue
+        if _defines_byte(mnemonic, operands):
+            byte_registers.add(family)
+        else:
+            byte_registers.discard(family)
+
 
 def _callee(operand_text: str) -> str:
     """The function a call or jump names (``memcpy@PLT`` -> ``memcpy``)."""
@@ -261,6 +362,7 @@ def instrument(assembly: str) -> tuple[str, int]:
     cost = 0
     runs = 0
     compared = False  # the previous instruction was a compare
+    byte_registers: set[str] = set()  # registers the current run filled with a byte
     targets = _jump_targets(assembly)
 
     def close_run() -> None:
@@ -270,6 +372,7 @@ def instrument(assembly: str) -> tuple[str, int]:
             runs += 1
         insert_at = None
         cost = 0
+        byte_registers.clear()
 
     for line, _, executable, changes_section in _sections(assembly):
         stripped = line.split("#", 1)[0].strip()
@@ -304,7 +407,14 @@ def instrument(assembly: str) -> tuple[str, int]:
             operand_text = parts[1] if len(parts) > 1 else ""
         if insert_at is None:
             insert_at = len(out)
-        cost += instruction_cost(mnemonic, operand_text)
+        counted = multiply_cost(operand_text, byte_registers) if mnemonic == "imull" else None
+        if counted is None:
+            cost += instruction_cost(mnemonic, operand_text)
+        else:
+            prologue, static = counted
+            out.extend(prologue)
+            cost += static
+        _track_byte_registers(mnemonic, operand_text, byte_registers)
         compares = _base_and_width(mnemonic)[0] in ("cmp", "test")
         if mnemonic.startswith("j") and mnemonic != "jmp" and compared:
             cost -= 1  # the DPU compares and branches in one instruction

@@ -91,7 +91,7 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
     if (in_mram(wram, 1))
         __dpurt_fault(file, line, "%s: the WRAM buffer %p is an MRAM address", what, (void *)wram);
     __dpurt_charge(DMA_ISSUE_COST);
-    __dpurt_dma_turn();
+    __dpurt_turn();
     if (to_mram)
         memmove((void *)mram, (const void *)wram, bytes);
     else

@@ -45,14 +45,19 @@ uint64_t __dpurt_dpu_clock(void);
 /* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2
  * cycles after the engine is free; a switch point. */
 void __dpurt_dma(uint32_t latency, uint32_t bytes);
-/* The two halves of __dpurt_dma, for a caller that copies in between: wait until the
- * running tasklet's DMA is next in modelled time (so that tasklets see each other's
- * DMAs in that order), then book the engine and let the others run. */
-void __dpurt_dma_turn(void);
+/* Waits until no runnable tasklet is behind the running one in modelled time, so that
+ * what it does next (a DMA, a mutex acquisition) happens in modelled-time order. */
+void __dpurt_turn(void);
+/* The second half of __dpurt_dma, for a caller that copies after its __dpurt_turn: book
+ * the engine and let the others run. */
 void __dpurt_dma_booked(uint32_t latency, uint32_t bytes);
 /* Blocks the running tasklet on `object` until __dpurt_wake(object); the caller then
- * re-checks its condition. */
-void __dpurt_block(const void *object, const char *primitive);
+ * re-checks its condition. A tasklet that `spins` (a mutex) keeps issuing instructions
+ * meanwhile; the others sleep. */
+void __dpurt_block(const void *object, const char *primitive, bool spins);
+/* Advances the running tasklet's clock to `until` (if later), waiting for another
+ * tasklet: spinning (issuing) or asleep. */
+void __dpurt_wait_until(uint64_t until, bool spins);
 /* Makes every tasklet blocked on `object` runnable. */
 void __dpurt_wake(const void *object);
 /* Wakes every tasklet blocked on `object`, the caller and they all leaving at the latest

@@ -3,16 +3,23 @@
  *
  * Each tasklet has a modelled clock: the DPU cycle at which it can issue its next
  * instruction. A tasklet runs natively until a switch point (a DMA, a wait, its end);
- * there its clock advances by what the hardware would charge (the DMA engine's time,
- * the time the others took to release it, the instructions it issued when they are
- * counted), and the scheduler resumes the runnable tasklet whose clock is furthest
- * behind, ties in round-robin order; DMAs reach the DPU's one engine in modelled-time
- * order. That one mechanism gives both the hardware's interleaving (a DMA lets the
- * others run; tasklets released together take turns) and a time estimate (the launch's
- * cycles are the largest clock, or the DPU's one instruction per cycle where that is
- * the bound). A tasklet that runs long
- * without a switch point (a spin-wait on a WRAM flag) is preempted by a CPU-time timer,
- * so the tasklet it waits for gets to run. */
+ * there its clock advances by what the hardware would charge, and the scheduler resumes
+ * the runnable tasklet whose clock is furthest behind, ties in round-robin order; DMAs and
+ * mutex acquisitions happen in modelled-time order. That one mechanism gives both the
+ * hardware's interleaving (a DMA lets the others run; tasklets released together take
+ * turns) and a time estimate (the launch's cycles are the largest clock).
+ *
+ * The pipeline: the DPU issues at most one instruction per cycle, and a tasklet at most
+ * one every 11 cycles (the pipeline's depth). So while k tasklets compete for it, each
+ * issues one instruction every max(11, k) cycles. A tasklet competes unless it waits for
+ * its DMA or sleeps (barrier, semaphore, handshake); one that spins on a mutex competes,
+ * since every retry of `acquire` is an issued instruction. Each tasklet's instructions are
+ * charged at that shared pace over the stretch of modelled time they take, from what the
+ * others are known to do then (idle_from/idle_until below), so every tasklet's clock, and
+ * perfcounter_get() in it, is the DPU's time.
+ *
+ * A tasklet that runs long without a switch point (a spin-wait on a WRAM flag) is
+ * preempted by a CPU-time timer, so the tasklet it waits for gets to run. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <signal.h>
@@ -38,7 +45,9 @@
 /* A tasklet issues at most one instruction every 11 cycles (the pipeline's depth). */
 #define PIPELINE_INTERVAL 11u
 
-enum tasklet_state { RUNNABLE, WAITING, FINISHED };
+/* WAITING sleeps (barrier, semaphore, handshake: the DPU's stop/resume); SPINNING retries
+ * a mutex's acquire, issuing instructions as it does. */
+enum tasklet_state { RUNNABLE, WAITING, SPINNING, FINISHED };
 
 struct tasklet {
     void *sp;
@@ -49,6 +58,7 @@ struct tasklet {
     uint64_t counted_at;      /* __dpurt_instructions when its clock was last brought up to date */
     const void *waits_for;    /* the object a waiting tasklet is blocked on */
     const char *waits_in;     /* the primitive it is blocked in */
+    struct emu_tasklet_times times; /* its modelled cycles by activity, its instructions */
 };
 
 static struct tasklet tasklets[EMU_MAX_TASKLETS];
@@ -57,6 +67,11 @@ static struct tasklet tasklets[EMU_MAX_TASKLETS];
  * the modelled cycle at which it issues next. */
 static uint8_t states[EMU_MAX_TASKLETS];
 static uint64_t clocks[EMU_MAX_TASKLETS];
+/* The stretch of modelled time [idle_from, idle_until) in which a tasklet does not compete
+ * for the pipeline: its last DMA, its sleep (until UINT64_MAX while it still sleeps), or
+ * everything after its end. Outside it, it competes. */
+static uint64_t idle_from[EMU_MAX_TASKLETS], idle_until[EMU_MAX_TASKLETS];
+static bool tracing;
 static void *scheduler_sp;
 #if !defined(__x86_64__)
 static ucontext_t scheduler_context;
@@ -113,24 +128,105 @@ static void switch_to_tasklet(unsigned id)
 #endif
 }
 
-/* Brings the running tasklet's clock up to date with the instructions it issued since
- * its clock was last set: a tasklet issues one instruction every 11 cycles at best. The
- * DPU's own limit, one instruction per cycle for all tasklets together, is applied where
- * every tasklet meets (a barrier of all of them, the end of the launch): there, every
- * instruction counted so far was issued before, in modelled time (pipeline_bound). */
+static void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to)
+{
+    tasklets[id].times.cycles[activity] += to - from;
+    if (!tracing || to == from)
+        return;
+    struct emu_slot *slot = __dpurt.slot;
+    uint32_t n = slot->trace_len;
+    struct emu_trace_event *last = n ? &slot->trace[n - 1] : NULL;
+    if (last && last->tasklet == id && last->activity == (uint32_t)activity && last->end == from) {
+        last->end = to; /* one stretch of the same activity */
+        return;
+    }
+    if (n == EMU_TRACE_EVENTS) {
+        slot->trace_dropped++;
+        return;
+    }
+    slot->trace[n] = (struct emu_trace_event){from, to, id, (uint32_t)activity};
+    slot->trace_len = n + 1;
+}
+
+struct pace_change {
+    uint64_t at;
+    int delta; /* tasklets that start (+1) or stop (-1) competing then */
+};
+
+/* When tasklet `self`, issuing from `start`, has issued `n` instructions: one every
+ * max(11, k) cycles while k tasklets compete for the pipeline, k following the others'
+ * known idle stretches. Beyond what is known of them, the others compete. */
+static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
+{
+    struct pace_change changes[2 * EMU_MAX_TASKLETS];
+    unsigned competing = 1, nr_changes = 0, peak;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
+        uint64_t from = idle_from[id], until = idle_until[id];
+        if (id == self)
+            continue;
+        if (until <= start || from >= until) {
+            competing++;
+            continue;
+        }
+        if (from > start) {
+            competing++;
+            changes[nr_changes++] = (struct pace_change){from, -1};
+        }
+        if (until != UINT64_MAX)
+            changes[nr_changes++] = (struct pace_change){until, +1};
+    }
+    peak = competing;
+    for (unsigned i = 0; i < nr_changes; i++)
+        peak += changes[i].delta > 0;
+    if (peak <= PIPELINE_INTERVAL)
+        return start + n * PIPELINE_INTERVAL; /* never more than 11: each at its own pace */
+    for (unsigned i = 1; i < nr_changes; i++) /* insertion sort: a handful of entries */
+        for (unsigned j = i; j > 0 && changes[j].at < changes[j - 1].at; j--) {
+            struct pace_change swap = changes[j];
+            changes[j] = changes[j - 1];
+            changes[j - 1] = swap;
+        }
+    uint64_t now = start;
+    for (unsigned i = 0; i < nr_changes; i++) {
+        uint64_t pace = competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
+        if (changes[i].at > now) {
+            uint64_t fits = (changes[i].at - now) / pace;
+            if (n <= fits)
+                return now + n * pace;
+            n -= fits;
+            now += fits * pace;
+        }
+        competing = (unsigned)((int)competing + changes[i].delta);
+    }
+    uint64_t pace = competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
+    return now + n * pace;
+}
+
+/* Charges tasklet `id`, from its clock on, `issued` instructions. */
+static void issue(unsigned id, uint64_t issued)
+{
+    uint64_t from = clocks[id];
+    clocks[id] = issue_end(id, from, issued);
+    tasklets[id].times.instructions += issued;
+    __dpurt.instructions += issued;
+    trace(id, EMU_ACTIVITY_COMPUTE, from, clocks[id]);
+}
+
+/* Brings the running tasklet's clock up to date with the instructions it issued since its
+ * clock was last set. */
 static void count_instructions(void)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
     uint64_t issued = __dpurt_instructions - self->counted_at;
     if (issued == 0)
         return;
-    clocks[__dpurt.current] += issued * PIPELINE_INTERVAL;
     self->counted_at = __dpurt_instructions;
-    __dpurt.instructions += issued;
+    issue(__dpurt.current, issued);
 }
 
 /* The earliest modelled time at which every tasklet can have met: the DPU issued every
- * instruction since they last all met, at most one per cycle. */
+ * instruction since they last all met, at most one per cycle. (The shared pace above
+ * gives this already where the others' activity was known; this bounds the rest.) */
 static uint64_t pipeline_bound(uint64_t latest)
 {
     uint64_t bound = __dpurt.met_at + (__dpurt.instructions - __dpurt.met_instructions);
@@ -142,8 +238,7 @@ void __dpurt_charge(uint32_t instructions)
     if (!__dpurt.counting)
         return;
     count_instructions();
-    clocks[__dpurt.current] += (uint64_t)instructions * PIPELINE_INTERVAL;
-    __dpurt.instructions += instructions;
+    issue(__dpurt.current, instructions);
 }
 
 uint64_t __dpurt_clock(void)
@@ -167,6 +262,8 @@ static __attribute__((noreturn)) void tasklet_exit(void)
 {
     count_instructions();
     states[__dpurt.current] = FINISHED;
+    idle_from[__dpurt.current] = clocks[__dpurt.current];
+    idle_until[__dpurt.current] = UINT64_MAX;
     switch_to_scheduler();
     __builtin_unreachable();
 }
@@ -202,6 +299,8 @@ static void reset_context(unsigned id)
 #endif
     states[id] = RUNNABLE;
     clocks[id] = 0;
+    idle_from[id] = idle_until[id] = 0;
+    memset(&t->times, 0, sizeof(t->times));
     t->counted_at = 0; /* its r15 starts at 0: the frame above is zeroed */
     t->waits_for = NULL;
     t->waits_in = NULL;
@@ -340,11 +439,22 @@ static __attribute__((noreturn)) void report_deadlock(void)
     char detail[512] = "";
     size_t used = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets && used < sizeof(detail) - 64; id++)
-        if (states[id] == WAITING)
+        if (states[id] == WAITING || states[id] == SPINNING)
             used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%u in %s",
                                      used ? ", " : "", id, tasklets[id].waits_in);
     __dpurt.current = 0;
     __dpurt_fault_dpu("deadlock: every live tasklet waits forever (tasklet %s)", detail);
+}
+
+/* The launch's breakdown (and timeline) for the host, in this DPU's slot. */
+static void publish_times(void)
+{
+    struct emu_slot *slot = __dpurt.slot;
+    if (slot == NULL)
+        return;
+    slot->last_launch_tasklets = __dpurt.nr_tasklets;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
+        slot->tasklet_times[id] = tasklets[id].times;
 }
 
 void __dpurt_run_launch(void)
@@ -357,6 +467,9 @@ void __dpurt_run_launch(void)
     __dpurt.met_at = 0;
     __dpurt.met_instructions = 0;
     __dpurt_instructions = 0;
+    tracing = __dpurt.slot != NULL && __dpurt.slot->trace_requested != 0;
+    if (__dpurt.slot != NULL)
+        __dpurt.slot->trace_len = __dpurt.slot->trace_dropped = 0;
     __dpurt_sync_reset();
     __dpurt_perfcounter_reset();
     if (n > 1)
@@ -384,12 +497,13 @@ void __dpurt_run_launch(void)
     set_preempt_timer(false);
     uint64_t cycles = 0;
     for (unsigned id = 0; id < n; id++) {
-        if (states[id] == WAITING)
+        if (states[id] == WAITING || states[id] == SPINNING)
             report_deadlock();
         if (clocks[id] > cycles)
             cycles = clocks[id];
     }
     __dpurt.launch_cycles = pipeline_bound(cycles);
+    publish_times();
 }
 
 /* A switch point: let the tasklets whose clocks are behind this one's (or level with it,
@@ -402,10 +516,10 @@ static void yield_if_behind(void)
         yield_to((unsigned)next);
 }
 
-void __dpurt_dma_turn(void)
+void __dpurt_turn(void)
 {
-    /* DMAs reach the engine in modelled-time order: wait until no runnable tasklet is
-     * behind this one (it may still issue an earlier DMA). */
+    /* Wait until no runnable tasklet is behind this one in modelled time (it may still
+     * do something earlier: a DMA, an acquisition). */
     count_instructions();
     if (__dpurt.shuffle)
         return;
@@ -419,28 +533,73 @@ void __dpurt_dma_turn(void)
 
 void __dpurt_dma_booked(uint32_t latency, uint32_t bytes)
 {
-    /* One DMA engine per DPU, the issuing tasklet waits: alpha + beta * size cycles. */
-    uint64_t *own = &clocks[__dpurt.current];
-    uint64_t start = *own > __dpurt.dma_free ? *own : __dpurt.dma_free;
-    *own = start + latency + bytes / 2;
-    __dpurt.dma_free = *own;
+    /* One DMA engine per DPU, the issuing tasklet waits: alpha + beta * size cycles. It
+     * does not compete for the pipeline meanwhile. */
+    unsigned self = __dpurt.current;
+    uint64_t issued = clocks[self];
+    uint64_t start = issued > __dpurt.dma_free ? issued : __dpurt.dma_free;
+    clocks[self] = start + latency + bytes / 2;
+    __dpurt.dma_free = clocks[self];
+    idle_from[self] = issued;
+    idle_until[self] = clocks[self];
+    trace(self, EMU_ACTIVITY_DMA, issued, clocks[self]);
     yield_if_behind();
 }
 
 void __dpurt_dma(uint32_t latency, uint32_t bytes)
 {
-    __dpurt_dma_turn();
+    __dpurt_turn();
     __dpurt_dma_booked(latency, bytes);
 }
 
-void __dpurt_block(const void *object, const char *primitive)
+void __dpurt_block(const void *object, const char *primitive, bool spins)
 {
-    struct tasklet *self = &tasklets[__dpurt.current];
+    unsigned self = __dpurt.current;
+    struct tasklet *t = &tasklets[self];
     count_instructions();
-    states[__dpurt.current] = WAITING;
-    self->waits_for = object;
-    self->waits_in = primitive;
+    states[self] = spins ? SPINNING : WAITING;
+    t->waits_for = object;
+    t->waits_in = primitive;
+    if (!spins) {
+        idle_from[self] = clocks[self];
+        idle_until[self] = UINT64_MAX;
+    }
     switch_to_scheduler();
+}
+
+/* Tasklets competing for the pipeline at modelled time `at` (a spinner's pace). */
+static unsigned competing_at(uint64_t at)
+{
+    unsigned competing = 0;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
+        competing += states[id] != FINISHED && !(idle_from[id] <= at && at < idle_until[id]);
+    return competing;
+}
+
+/* Advances tasklet `id`'s clock to `until` (if later): it waited for another tasklet. */
+static void advance_waiting(unsigned id, uint64_t until, bool spins)
+{
+    uint64_t from = clocks[id];
+    if (until <= from)
+        return;
+    clocks[id] = until;
+    trace(id, EMU_ACTIVITY_WAIT, from, until);
+    if (!spins) {
+        idle_from[id] = from;
+        idle_until[id] = until;
+    } else if (__dpurt.counting) {
+        /* Each retry of `acquire` is an instruction, issued at the shared pace. */
+        unsigned competing = competing_at(from);
+        uint64_t pace = competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
+        tasklets[id].times.instructions += (until - from) / pace;
+        __dpurt.instructions += (until - from) / pace;
+    }
+}
+
+void __dpurt_wait_until(uint64_t until, bool spins)
+{
+    count_instructions();
+    advance_waiting(__dpurt.current, until, spins);
 }
 
 void __dpurt_wake(const void *object)
@@ -448,12 +607,14 @@ void __dpurt_wake(const void *object)
     uint64_t now = __dpurt_clock();
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
         struct tasklet *t = &tasklets[id];
-        if (states[id] != WAITING || t->waits_for != object)
+        if ((states[id] != WAITING && states[id] != SPINNING) || t->waits_for != object)
             continue;
+        bool spun = states[id] == SPINNING;
         states[id] = RUNNABLE;
         t->waits_for = NULL;
-        if (clocks[id] < now)
-            clocks[id] = now; /* it resumes once the waker released it */
+        if (!spun) /* it sleeps until the waker released it */
+            idle_until[id] = now > clocks[id] ? now : clocks[id];
+        advance_waiting(id, now, spun);
     }
 }
 
@@ -473,7 +634,7 @@ void __dpurt_release_together(const void *object)
         __dpurt.met_at = latest;
         __dpurt.met_instructions = __dpurt.instructions;
     }
-    clocks[__dpurt.current] = latest;
+    __dpurt_wait_until(latest, false);
     __dpurt_wake(object);
 }
 
