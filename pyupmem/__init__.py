@@ -50,6 +50,7 @@ from pyupmem.errors import (
     UnsupportedError,
 )
 from pyupmem.estimate import KernelEstimate
+from pyupmem.timeline import Timeline, TimelineEvent
 from pyupmem.program import Program, Symbol
 from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
 
@@ -97,6 +98,8 @@ __all__ = [
     "PyUpmemError",
     "Rank",
     "Symbol",
+    "Timeline",
+    "TimelineEvent",
     "build_program",
     "default_backend",
     "find_backend",

@@ -29,6 +29,7 @@ from ctypes import (
     Union,
     c_bool,
     c_char_p,
+    c_double,
     c_int,
     c_size_t,
     c_uint8,
@@ -426,8 +427,40 @@ EXTENSIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
     "dpu_emu_clock_mhz": (dpu_error_t, (dpu_set_t, POINTER(c_uint32))),
     # stop the running DPUs of a set; they need dpu_load again before the next launch
     "dpu_emu_stop": (dpu_error_t, (dpu_set_t,)),
+    # the time model of the whole run: emulated and estimated seconds of the set's
+    # allocation per PrIM phase (4 doubles each: CPU-DPU, DPU kernel, Inter-DPU, DPU-CPU);
+    # the estimate of one host transfer (kind: 0 parallel to the DPUs, 1 parallel from
+    # them, 2 broadcast, 3 to one DPU, 4 from one DPU; DPUs of the busiest rank; ranks)
+    "dpu_emu_phase_seconds": (dpu_error_t, (dpu_set_t, POINTER(c_double), POINTER(c_double))),
+    "dpu_emu_transfer_seconds": (c_double, (c_uint32, c_uint64, c_uint32, c_uint32)),
+    # the set's last launch on hardware: seconds in all, and of them the launch's own cost
+    "dpu_emu_kernel_seconds": (dpu_error_t, (dpu_set_t, POINTER(c_double), POINTER(c_double))),
+    # each DPU's last launch per tasklet (EMU_MAX_TASKLETS entries per DPU, see
+    # emu_tasklet_times); whether the next launches record a timeline; one DPU's timeline
+    "dpu_emu_tasklet_times": (dpu_error_t, (dpu_set_t, POINTER(c_uint32), c_void_p)),
+    "dpu_emu_trace": (dpu_error_t, (dpu_set_t, c_bool)),
+    "dpu_emu_trace_events": (
+        dpu_error_t,
+        (dpu_set_t, c_void_p, c_uint32, POINTER(c_uint32), POINTER(c_uint32)),
+    ),
 }
 """Functions a library may add to the SDK's interface; bound only where exported."""
+
+EMU_MAX_TASKLETS = 24
+"""Entries per DPU in ``dpu_emu_tasklet_times`` (the emulator's ``EMU_MAX_TASKLETS``)."""
+
+
+class emu_tasklet_times(Structure):
+    """One tasklet's modelled cycles of a launch by activity, and its instructions."""
+
+    _fields_ = [("cycles", c_uint64 * 3), ("instructions", c_uint64)]
+
+
+class emu_trace_event(Structure):
+    """One stretch of a tasklet's modelled time (cycles from the launch's start); activity
+    0 compute, 1 DMA, 2 waiting for another tasklet."""
+
+    _fields_ = [("start", c_uint64), ("end", c_uint64), ("tasklet", c_uint32), ("activity", c_uint32)]
 
 
 class LibDpu:

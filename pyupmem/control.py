@@ -61,7 +61,7 @@ class _Control:
         def load(self, program: Program | bytes) -> LoadedProgram: ...
         def estimate(self) -> KernelEstimate: ...
 
-    def launch(self, asynchronous: bool = False) -> None:
+    def launch(self, asynchronous: bool = False, *, trace: bool = False) -> None:
         """Run the loaded program on every DPU of this set (``dpu_launch``).
 
         Args:
@@ -69,6 +69,8 @@ class _Control:
                 :meth:`sync` or poll :meth:`status`. Default: wait for every DPU. While
                 work queued with ``asynchronous=True`` is pending, the launch is queued
                 behind it (:mod:`pyupmem.asynchrony`).
+            trace: record what each tasklet does in modelled time, for :meth:`timeline`
+                (emulator only; a launch without it records nothing).
 
         Raises:
             DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
@@ -77,9 +79,16 @@ class _Control:
         """
         if asynchronous and self._queue_busy():
             self._lib(settle=False)
-            self._enqueue(lambda: self.launch(asynchronous=True), "launch")
+            self._enqueue(lambda: self.launch(asynchronous=True, trace=trace), "launch")
             return
         lib = self._lib()
+        if "dpu_emu_trace" in lib.extensions:
+            self._check(lib.dpu_emu_trace(self._c, trace), "dpu_emu_trace")  # type: ignore[attr-defined]
+        elif trace:
+            raise UnsupportedError(
+                "launch(trace=True) needs the emulator's time model; on hardware, time the "
+                "launch instead (PhaseTimer)"
+            )
         if not asynchronous and lib.extensions:
             # The emulator: launch, then wait in slices so that Ctrl-C can interrupt.
             status = lib.dpu_launch(self._c, C.DPU_ASYNCHRONOUS)  # type: ignore[attr-defined]
@@ -124,7 +133,6 @@ class _Control:
             raise
         if status:
             self._check(status, call)
-        self._owner._hardware_seconds += self.estimate().seconds
 
     def sync(self, timeout: float | None = None) -> None:
         """Wait until every DPU of this set has finished (``dpu_sync``).

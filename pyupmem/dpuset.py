@@ -67,7 +67,9 @@ from pyupmem.errors import (
     UnsupportedError,
     make_error,
 )
-from pyupmem.estimate import KernelEstimate, transfer_seconds
+from pyupmem.estimate import ACTIVITIES, KernelEstimate
+from pyupmem.timeline import Timeline, TimelineEvent
+from pyupmem.timing import PHASES
 from pyupmem.program import Program, Symbol
 from pyupmem.transfers import _address, _name, _Transfers, checked_input
 
@@ -452,33 +454,94 @@ class DpuGroup(_Transfers, _Control):
 
     # ----------------------------------------------------------------- estimates
 
-    def _note_transfer(self, kind: str, bytes_per_dpu: int) -> None:
-        self._owner._hardware_seconds += transfer_seconds(kind, bytes_per_dpu, self._count)
+    def _emulator_lib(self, call: str) -> C.LibDpu:
+        lib = self._lib()
+        if "dpu_emu_launch_cycles" not in lib.extensions:
+            raise BackendError(
+                f"{call} needs the emulator's time model; the {self._owner._backend.kind} "
+                "backend runs on hardware or the SDK's simulator: time the work instead "
+                "(PhaseTimer)"
+            )
+        return lib
+
+    def timeline(self, dpu: int = 0) -> Timeline:
+        """What each tasklet of DPU ``dpu`` (an index in this set) did during the last
+        launch made with ``launch(trace=True)``, in modelled hardware time: see
+        :mod:`pyupmem.timeline` (``save`` writes a Chrome trace, ``plot`` draws it).
+
+        Raises:
+            BackendError: the backend is not the emulator.
+            ArgumentValueError: no such DPU.
+        """
+        lib = self._emulator_lib("timeline()")
+        if not 0 <= dpu < self._count:
+            raise ArgumentValueError(
+                f"timeline(dpu={dpu}): this set has DPUs 0 to {self._count - 1}"
+            )
+        events = (C.emu_trace_event * 4096)()
+        count, dropped = ctypes.c_uint32(), ctypes.c_uint32()
+        self._check(
+            lib.dpu_emu_trace_events(  # type: ignore[attr-defined]
+                self._dpu_structs()[dpu], events, len(events), ctypes.byref(count),
+                ctypes.byref(dropped),
+            ),
+            "dpu_emu_trace_events",
+        )
+        mhz = ctypes.c_uint32()
+        self._check(lib.dpu_emu_clock_mhz(self._c, ctypes.byref(mhz)), "dpu_emu_clock_mhz")  # type: ignore[attr-defined]
+        return Timeline(
+            dpu,
+            mhz.value * 1e6,
+            tuple(
+                TimelineEvent(e.tasklet, ACTIVITIES[e.activity], e.start, e.end)
+                for e in events[: min(count.value, len(events))]
+            ),
+            dropped.value,
+        )
 
     def estimate(self) -> KernelEstimate:
         """How long the last launch would have taken on hardware, by the emulator's time
-        model (per-DPU modelled cycles; see :mod:`pyupmem.estimate`).
+        model: per-DPU modelled cycles, their split per tasklet into compute, DMA and
+        waits, and the launch's own cost (see :mod:`pyupmem.estimate`).
 
         Raises:
             BackendError: the backend is not the emulator (hardware is timed, not modelled).
         """
-        lib = self._lib()
-        if "dpu_emu_launch_cycles" not in lib.extensions:
-            raise BackendError(
-                f"estimate() needs the emulator's time model; the {self._owner._backend.kind} "
-                "backend runs on hardware or the SDK's simulator: time the launch instead "
-                "(PhaseTimer)"
-            )
-        cycles = np.zeros(self._count, dtype=np.uint64)
-        counted = (ctypes.c_bool * self._count)()
-        status = lib.dpu_emu_launch_cycles(  # type: ignore[attr-defined]
-            self._c, cycles.ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)), counted
+        lib = self._emulator_lib("estimate()")
+        count = self._count
+        cycles = np.zeros(count, dtype=np.uint64)
+        counted = (ctypes.c_bool * count)()
+        self._check(
+            lib.dpu_emu_launch_cycles(  # type: ignore[attr-defined]
+                self._c, cycles.ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)), counted
+            ),
+            "dpu_emu_launch_cycles",
         )
-        if status:
-            self._check(status, "dpu_emu_launch_cycles")
         mhz = ctypes.c_uint32()
         self._check(lib.dpu_emu_clock_mhz(self._c, ctypes.byref(mhz)), "dpu_emu_clock_mhz")  # type: ignore[attr-defined]
-        return KernelEstimate(cycles, mhz.value * 1e6, all(counted))
+        total, launch = ctypes.c_double(), ctypes.c_double()
+        self._check(
+            lib.dpu_emu_kernel_seconds(self._c, ctypes.byref(total), ctypes.byref(launch)),  # type: ignore[attr-defined]
+            "dpu_emu_kernel_seconds",
+        )
+        nr_tasklets = np.zeros(count, dtype=np.uint32)
+        times = (C.emu_tasklet_times * (count * C.EMU_MAX_TASKLETS))()
+        self._check(
+            lib.dpu_emu_tasklet_times(  # type: ignore[attr-defined]
+                self._c, nr_tasklets.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)), times
+            ),
+            "dpu_emu_tasklet_times",
+        )
+        raw = np.frombuffer(times, dtype=np.uint64).reshape(count, C.EMU_MAX_TASKLETS, 4)
+        used = int(nr_tasklets.max(initial=0))
+        return KernelEstimate(
+            cycles,
+            mhz.value * 1e6,
+            all(counted),
+            launch_seconds=launch.value,
+            tasklet_cycles=raw[:, :used, :3].copy(),
+            instructions=raw[:, :used, 3].copy(),
+        )
 
     # ----------------------------------------------------------------- running DPUs
     # Written in pyupmem/control.py (class _Control): launches, waits with a timeout and
@@ -687,7 +750,6 @@ class DpuSet(DpuGroup):
     ):
         self._closed = True
         self._jobs: JobQueue | None = None
-        self._hardware_seconds = 0.0
         self._loaded: LoadedProgram | None = None
         self._view_programs: dict[tuple[str, int], LoadedProgram | None] = {}
         self._key = ("set", 0)
@@ -772,9 +834,33 @@ class DpuSet(DpuGroup):
 
     def hardware_seconds(self) -> float:
         """Estimated hardware time of everything this set did so far: every launch (the
-        time model's :meth:`estimate`) and every host transfer (per-rank bandwidths). A
-        :class:`~pyupmem.PhaseTimer` given this set shows it per phase."""
-        return self._hardware_seconds
+        time model's :meth:`estimate`, the launch's own cost included) and every host
+        transfer (bandwidths by the DPUs taking part per rank, a fixed cost per call). A
+        :class:`~pyupmem.PhaseTimer` given this set shows it per phase.
+
+        Raises:
+            BackendError: the backend is not the emulator.
+        """
+        return sum(self.phase_seconds(estimated=True).values())
+
+    def phase_seconds(self, estimated: bool = True) -> dict[str, float]:
+        """This set's time so far by PrIM phase (``CPU-DPU``, ``DPU kernel``,
+        ``Inter-DPU``, ``DPU-CPU``), as the emulator's ``libdpu`` classifies its calls:
+        estimated for hardware, or with ``estimated=False`` as emulated (wall time). The
+        Inter-DPU phase is the host's own work between a launch's end and the next
+        launch, transfers left out; it runs on this CPU, so both figures are its wall time.
+
+        Raises:
+            BackendError: the backend is not the emulator.
+        """
+        lib = self._emulator_lib("phase_seconds()")
+        emulated, modelled = (ctypes.c_double * 4)(), (ctypes.c_double * 4)()
+        self._check(
+            lib.dpu_emu_phase_seconds(self._c, emulated, modelled),  # type: ignore[attr-defined]
+            "dpu_emu_phase_seconds",
+        )
+        values = modelled if estimated else emulated
+        return dict(zip(PHASES, values, strict=True))
 
     # ----------------------------------------------------------------- lifetime
 
@@ -1075,9 +1161,23 @@ class DpuSubset(DpuGroup):
     def estimate(self) -> KernelEstimate:
         """The time model's estimate of the chosen DPUs' last launch (emulator only)."""
         parts = [dpu.estimate() for dpu in self]
-        cycles = np.concatenate([part.cycles for part in parts]) if parts else np.zeros(0)
-        rate = parts[0].clock_hz if parts else 350e6
-        return KernelEstimate(cycles, rate, all(part.counted for part in parts))
+        if not parts:
+            return KernelEstimate(np.zeros(0, dtype=np.uint64), 350e6, True)
+        used = max(part.instructions.shape[1] for part in parts)  # type: ignore[union-attr]
+
+        def stack(name: str) -> np.ndarray:
+            arrays = [getattr(part, name) for part in parts]
+            pad = [(0, 0), (0, used - arrays[0].shape[1])] + [(0, 0)] * (arrays[0].ndim - 2)
+            return np.concatenate([np.pad(a, pad[: a.ndim]) for a in arrays])
+
+        return KernelEstimate(
+            np.concatenate([part.cycles for part in parts]),
+            parts[0].clock_hz,
+            all(part.counted for part in parts),
+            launch_seconds=max(part.launch_seconds for part in parts),
+            tasklet_cycles=stack("tasklet_cycles"),
+            instructions=stack("instructions"),
+        )
 
     def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None:
         if isinstance(symbol, Symbol):

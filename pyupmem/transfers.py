@@ -116,7 +116,6 @@ class _Transfers:
         def _program_state(self) -> LoadedProgram | None: ...
         def _require_single(self, call: str, method: str, instead: str) -> None: ...
         def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
-        def _note_transfer(self, kind: str, bytes_per_dpu: int) -> None: ...
 
     # ----------------------------------------------------------------- checks
 
@@ -236,7 +235,6 @@ class _Transfers:
         status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_copy_to", f"symbol {name.decode()!r}")
-        self._note_transfer("write", length)
 
     def broadcast(
         self,
@@ -285,7 +283,6 @@ class _Transfers:
             )
             if status:
                 self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
-            self._note_transfer("broadcast", length)
 
         if asynchronous:
             self._enqueue(run, f"broadcast of {_name(symbol)!r}")
@@ -515,7 +512,6 @@ class _Transfers:
             status = lib.dpu_push_xfer(node, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
             if status:
                 self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
-        self._note_transfer("scatter" if direction == C.DPU_XFER_TO_DPU else "gather", length)
 
     def _push_nodes(self) -> list[tuple[C.dpu_set_t, Sequence[int]]]:
         """The sets a push goes to, each with the positions (in this group) of the DPUs it
@@ -743,5 +739,4 @@ class _Transfers:
         status = lib.dpu_copy_from(target, name, offset, _address(result), length)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_copy_from", f"symbol {_name(symbol)!r}")
-        self._note_transfer("read", length)
         return result

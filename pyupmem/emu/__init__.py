@@ -138,10 +138,10 @@ def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str])
         "-fPIC",
         "-shared",
         f"-I{SOURCE_DIR / 'src'}",
-        *flags,
         "-o",
         str(output),
         *map(str, sources),
+        *flags,  # after the sources: the libraries they need (-lm) must follow them
     ]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -274,7 +274,7 @@ def build(force: bool = False) -> Emulator:
             compiler,
             emulator.libdpu,
             sorted((src / "host").glob("*.c")),
-            [f"-I{SOURCE_DIR / 'include' / 'host'}", "-Wl,-soname,libdpu.so", "-lpthread"],
+            [f"-I{SOURCE_DIR / 'include' / 'host'}", "-Wl,-soname,libdpu.so", "-lpthread", "-lm"],
         )
         runtime = sorted((src / "runtime").glob("*.c"))
         if platform.machine() in ("x86_64", "AMD64"):

@@ -66,6 +66,30 @@ struct emu_profile {
     bool print_faults;      /* emuPrintFaults: a fault is also printed on stderr */
 };
 
+/* hwtime.c: the estimate of the host's calls on hardware, by PrIM phase. */
+enum emu_phase { EMU_PHASE_CPU_DPU, EMU_PHASE_KERNEL, EMU_PHASE_INTER_DPU, EMU_PHASE_DPU_CPU, EMU_PHASES };
+extern const char *const emu_phase_names[EMU_PHASES];
+struct emu_phase_times {
+    double emulated_s[EMU_PHASES];  /* wall time here */
+    double estimated_s[EMU_PHASES]; /* the time model's estimate on hardware */
+    uint64_t calls[EMU_PHASES];
+};
+/* Kinds of host transfer (the values of dpu_emu_transfer_seconds's `kind`). */
+enum emu_transfer {
+    EMU_XFER_PARALLEL_TO = 0,   /* dpu_push_xfer to the DPUs, each its own buffer */
+    EMU_XFER_PARALLEL_FROM = 1, /* dpu_push_xfer from the DPUs */
+    EMU_XFER_BROADCAST = 2,     /* the same bytes to every DPU (dpu_broadcast_to, dpu_copy_to) */
+    EMU_XFER_SERIAL_TO = 3,     /* dpu_copy_to on one DPU */
+    EMU_XFER_SERIAL_FROM = 4,   /* dpu_copy_from (one DPU) */
+};
+
+/* A dpu_set_t resolved to a contiguous range of one allocation's DPUs. */
+struct emu_range {
+    struct emu_allocation *allocation;
+    uint32_t first;
+    uint32_t count;
+};
+
 struct emu_allocation {
     struct emu_profile profile;
     uint32_t nr_dpus;
@@ -81,14 +105,11 @@ struct emu_allocation {
     uint8_t *mram; /* nr_dpus x 64 MiB, mapped */
     struct dpu_program_t *programs;
     double launched_ns;     /* CLOCK_MONOTONIC of the last launch */
-    bool launch_unreported; /* PYUPMEM_EMU_TIMING: its estimate is still to be printed */
-};
-
-/* A dpu_set_t resolved to a contiguous range of one allocation's DPUs. */
-struct emu_range {
-    struct emu_allocation *allocation;
-    uint32_t first;
-    uint32_t count;
+    struct emu_range launched; /* the DPUs of the last launch */
+    bool launch_unreported; /* its end is still to be accounted (and printed) */
+    double kernel_ended_ns; /* when the host saw the last launch end (0: none yet) */
+    double transfer_ns_since_kernel; /* wall time of the transfers since then */
+    struct emu_phase_times times;
 };
 
 dpu_error_t emu_resolve(struct dpu_set_t set, struct emu_range *range);
@@ -118,6 +139,19 @@ void emu_release_program(struct dpu_program_t *program);
 
 /* elf.c */
 dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_program_t *program);
+
+double emu_now_ns(void);
+double emu_transfer_seconds(enum emu_transfer kind, uint64_t bytes_per_dpu, uint32_t dpus_per_rank,
+                            uint32_t nr_ranks);
+double emu_launch_overhead_seconds(uint32_t dpus_per_rank);
+/* A transfer of `bytes_per_dpu` to or from the range's DPUs (only those with a prepared
+ * buffer when `prepared_only`) that began at `started_ns`. */
+void emu_account_transfer(struct emu_range range, enum emu_transfer kind, uint64_t bytes_per_dpu,
+                          bool prepared_only, double started_ns);
+void emu_account_launch_start(struct emu_range range);
+void emu_account_launch_end(struct emu_allocation *allocation);
+/* The range's last launch on hardware: the slowest DPU's cycles and the launch overhead. */
+double emu_kernel_estimate_seconds(struct emu_range range, uint64_t *cycles, bool *counted);
 
 /* launch.c */
 dpu_error_t emu_wait(struct emu_range range, bool for_load, uint32_t timeout_ms);

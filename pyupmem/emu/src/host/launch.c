@@ -77,6 +77,8 @@ dpu_error_t emu_wait(struct emu_range range, bool for_load, uint32_t timeout_ms)
         }
         if (pending == 0) {
             atomic_store(&control->wake_each, 0);
+            if (!for_load && !fault)
+                emu_account_launch_end(range.allocation);
             return fault ? DPU_ERR_DPU_FAULT : DPU_OK;
         }
         /* Others still run: the last DPU to finish would not be one of ours. */
@@ -210,36 +212,6 @@ static dpu_error_t check_launchable(struct emu_range range)
     return DPU_OK;
 }
 
-/* PYUPMEM_EMU_TIMING=1: after each launch a C host program waits for (synchronous, or
- * dpu_sync), print the time model's estimate of it on hardware, so that unmodified
- * programs tell how long they would take there. */
-static void report_launch(struct emu_range range)
-{
-    struct emu_allocation *allocation = range.allocation;
-    const char *wanted = getenv("PYUPMEM_EMU_TIMING");
-    if (!allocation->launch_unreported || wanted == NULL || *wanted == '\0' ||
-        strcmp(wanted, "0") == 0)
-        return;
-    allocation->launch_unreported = false;
-    uint64_t cycles = 0;
-    bool counted = true;
-    for (uint32_t i = range.first; i < range.first + range.count; i++) {
-        const struct emu_slot *slot = emu_slot(allocation, i);
-        if (slot->last_launch_cycles > cycles)
-            cycles = slot->last_launch_cycles;
-        counted &= slot->last_launch_counted != 0;
-    }
-    double mhz = allocation->profile.clock_mhz;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double emulated_ms = ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - allocation->launched_ns) / 1e6;
-    fprintf(stderr,
-            "pyupmem emulator: launch on %u DPUs: %.3f ms estimated on hardware (%llu cycles of the "
-            "slowest DPU at %.0f MHz%s); %.3f ms emulated\n",
-            range.count, (double)cycles / (mhz * 1e3), (unsigned long long)cycles, mhz,
-            counted ? "" : ", DMA and waits only: built without cost counting", emulated_ms);
-}
-
 dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
 {
     if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
@@ -251,10 +223,7 @@ dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
     if (status != DPU_OK)
         return status;
     struct emu_control *control = range.allocation->control;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    range.allocation->launched_ns = (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
-    range.allocation->launch_unreported = true;
+    emu_account_launch_start(range);
     atomic_store(&control->faults_printed, 0);
     atomic_fetch_add(&control->running, range.count);
     /* One wake per rank (a syscall per DPU cost more than the launch itself). */
@@ -273,10 +242,7 @@ dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
     }
     if (policy == DPU_ASYNCHRONOUS)
         return DPU_OK;
-    status = emu_wait(range, false, 0);
-    if (status == DPU_OK)
-        report_launch(range);
-    return status;
+    return emu_wait(range, false, 0);
 }
 
 dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
@@ -301,10 +267,7 @@ dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
     struct emu_range range;
     dpu_error_t status = emu_resolve(dpu_set, &range);
     if (status == DPU_OK)
-        status = emu_wait(range, false, 0);
-    if (status == DPU_OK)
-        report_launch(range);
-    return status;
+        return emu_wait(range, false, 0);
 }
 
 dpu_error_t dpu_callback(struct dpu_set_t dpu_set,

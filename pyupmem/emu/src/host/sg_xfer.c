@@ -107,6 +107,7 @@ dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, s
                                     dpu_sg_xfer_flags_t flags)
 {
     struct emu_range range;
+    double started = emu_now_ns();
     dpu_error_t status = check_set(dpu_set, xfer, get_block_info, &range);
     if (status != DPU_OK)
         return status;
@@ -140,6 +141,9 @@ dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, s
             memset(mram + done, 0, length - done); /* DISABLE_LENGTH_CHECK: zero the rest */
     }
     release_plan(&plan);
+    if (status == DPU_OK)
+        emu_account_transfer(range, xfer == DPU_XFER_TO_DPU ? EMU_XFER_PARALLEL_TO : EMU_XFER_PARALLEL_FROM,
+                             length, false, started);
     return status;
 }
 

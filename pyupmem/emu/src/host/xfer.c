@@ -95,11 +95,15 @@ dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t sym
 {
     struct emu_range range;
     struct access access;
+    double started = emu_now_ns();
     dpu_error_t status = prepare(dpu_set, symbol, symbol_offset, length, &range, &access);
     if (status != DPU_OK || length == 0)
         return status;
     for (uint32_t i = range.first; i < range.first + range.count; i++)
         memcpy(locate(range.allocation, i, access, length), src, length);
+    /* libdpu writes the same bytes to several DPUs as a broadcast */
+    emu_account_transfer(range, range.count > 1 ? EMU_XFER_BROADCAST : EMU_XFER_SERIAL_TO, length,
+                         false, started);
     return DPU_OK;
 }
 
@@ -107,6 +111,7 @@ dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t s
                                  uint32_t symbol_offset, void *dst, size_t length)
 {
     struct emu_range range;
+    double started = emu_now_ns();
     dpu_error_t status = emu_resolve_one(dpu_set, &range);
     if (status != DPU_OK)
         return status;
@@ -115,6 +120,7 @@ dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t s
     if (status != DPU_OK || length == 0)
         return status;
     memcpy(dst, locate(range.allocation, range.first, access, length), length);
+    emu_account_transfer(range, EMU_XFER_SERIAL_FROM, length, false, started);
     return DPU_OK;
 }
 
@@ -145,14 +151,28 @@ dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_
                                     dpu_xfer_flags_t flags)
 {
     (void)flags; /* transfers complete before the call returns */
-    return dpu_copy_to_symbol(dpu_set, symbol, symbol_offset, src, length);
+    struct emu_range range;
+    struct access access;
+    double started = emu_now_ns();
+    dpu_error_t status = prepare(dpu_set, symbol, symbol_offset, length, &range, &access);
+    if (status != DPU_OK || length == 0)
+        return status;
+    for (uint32_t i = range.first; i < range.first + range.count; i++)
+        memcpy(locate(range.allocation, i, access, length), src, length);
+    emu_account_transfer(range, EMU_XFER_BROADCAST, length, false, started);
+    return DPU_OK;
 }
 
 dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset,
                              const void *src, size_t length, dpu_xfer_flags_t flags)
 {
-    (void)flags;
-    return dpu_copy_to(dpu_set, symbol_name, symbol_offset, src, length);
+    struct emu_range range;
+    struct dpu_symbol_t symbol;
+    dpu_error_t status = emu_resolve(dpu_set, &range);
+    if (status == DPU_OK)
+        status = find_symbol(range, symbol_name, &symbol);
+    return status != DPU_OK ? status
+                            : dpu_broadcast_to_symbol(dpu_set, symbol, symbol_offset, src, length, flags);
 }
 
 dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer)
@@ -179,6 +199,7 @@ dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, stru
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
     struct emu_range range;
     struct access access;
+    double started = emu_now_ns();
     dpu_error_t status = prepare(dpu_set, symbol, symbol_offset, length, &range, &access);
     if (status == DPU_OK && length > 0) {
         for (uint32_t i = range.first; i < range.first + range.count; i++) {
@@ -191,6 +212,8 @@ dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, stru
             else
                 memcpy(buffer, dpu, length);
         }
+        emu_account_transfer(range, xfer == DPU_XFER_TO_DPU ? EMU_XFER_PARALLEL_TO : EMU_XFER_PARALLEL_FROM,
+                             length, true, started);
     }
     if (!(flags & DPU_XFER_NO_RESET) && status != DPU_ERR_INVALID_DPU_SET)
         clear_buffers(range);

@@ -24,6 +24,8 @@ struct dpurt_state {
     uint64_t instructions;       /* DPU instructions the launch issued so far (all tasklets) */
     uint64_t met_at;             /* modelled cycle at which every tasklet last met */
     uint64_t met_instructions;   /* `instructions` then */
+    uint64_t dma_words;          /* 8-byte words the DMA engine moved this launch */
+    uint64_t met_dma_words;      /* `dma_words` when every tasklet last met */
     bool counting;               /* the program counts its instructions (cost counting) */
 };
 

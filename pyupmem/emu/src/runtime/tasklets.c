@@ -225,11 +225,14 @@ static void count_instructions(void)
 }
 
 /* The earliest modelled time at which every tasklet can have met: the DPU issued every
- * instruction since they last all met, at most one per cycle. (The shared pace above
- * gives this already where the others' activity was known; this bounds the rest.) */
+ * instruction since they last all met, at most one per cycle, in the cycles the DMA
+ * engine left it: the engine moves each 8-byte word through WRAM's one 64-bit port, a
+ * cycle in which no instruction issues. (The shared pace above gives the instructions'
+ * part already where the others' activity was known; this bounds the rest.) */
 static uint64_t pipeline_bound(uint64_t latest)
 {
-    uint64_t bound = __dpurt.met_at + (__dpurt.instructions - __dpurt.met_instructions);
+    uint64_t bound = __dpurt.met_at + (__dpurt.instructions - __dpurt.met_instructions) +
+                     (__dpurt.dma_words - __dpurt.met_dma_words);
     return bound > latest ? bound : latest;
 }
 
@@ -466,6 +469,7 @@ void __dpurt_run_launch(void)
     __dpurt.instructions = 0;
     __dpurt.met_at = 0;
     __dpurt.met_instructions = 0;
+    __dpurt.dma_words = __dpurt.met_dma_words = 0;
     __dpurt_instructions = 0;
     tracing = __dpurt.slot != NULL && __dpurt.slot->trace_requested != 0;
     if (__dpurt.slot != NULL)
@@ -540,6 +544,7 @@ void __dpurt_dma_booked(uint32_t latency, uint32_t bytes)
     uint64_t start = issued > __dpurt.dma_free ? issued : __dpurt.dma_free;
     clocks[self] = start + latency + bytes / 2;
     __dpurt.dma_free = clocks[self];
+    __dpurt.dma_words += bytes / 8;
     idle_from[self] = issued;
     idle_until[self] = clocks[self];
     trace(self, EMU_ACTIVITY_DMA, issued, clocks[self]);
@@ -633,6 +638,7 @@ void __dpurt_release_together(const void *object)
         latest = pipeline_bound(latest);
         __dpurt.met_at = latest;
         __dpurt.met_instructions = __dpurt.instructions;
+        __dpurt.met_dma_words = __dpurt.dma_words;
     }
     __dpurt_wait_until(latest, false);
     __dpurt_wake(object);
