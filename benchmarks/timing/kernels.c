@@ -29,7 +29,14 @@ TYPE values[NR_TASKLETS][WRAM_VALUES];
 static void run(void)
 {
     TYPE *x = values[me()];
+#if defined(OP_MUL)
+    /* A 32-bit multiply's cost depends on its operands (the smaller one's bit length). As
+     * PrIM's microbenchmark does, the scalar is the number of values and the values are
+     * spread over the whole range (main), so the scalar is the multiplier. */
+    volatile TYPE scalar_source = (TYPE)WRAM_VALUES;
+#else
     volatile TYPE scalar_source = (TYPE)3;
+#endif
     TYPE scalar = scalar_source;
     for (uint32_t r = 0; r < repeat; r++)
         for (uint32_t i = 0; i < WRAM_VALUES; i++) {
@@ -92,6 +99,10 @@ static void run(void)
 
 int main(void)
 {
+#if defined(KERNEL_ARITH) && defined(OP_MUL)
+    for (uint32_t i = 0, h = me() * 2654435761u + 1u; i < WRAM_VALUES; i++, h = h * 1664525u + 1013904223u)
+        values[me()][i] = (TYPE)h;
+#endif
     barrier_wait(&start);
     uint64_t begin = perfcounter_get();
     run();

@@ -80,6 +80,7 @@ struct emu_control {
     uint32_t shuffle;      /* vary the interleaving at every switch point */
     uint64_t shuffle_seed;
     uint32_t print_faults; /* a fault is also printed on stderr */
+    uint32_t wram_size;    /* the chip version's WRAM, in bytes */
     _Atomic uint64_t warned[EMU_WARNED_SLOTS]; /* hashes of (rule, file, line) warned about */
     _Atomic uint32_t faults_printed; /* faults printed on stderr since the last launch */
     struct emu_slot slots[];

@@ -27,9 +27,13 @@ throughputs (docs: "Timing").
 A 32-bit multiply costs what it costs on a DPU, which depends on its operands: the
 runtime's ``__mulsi3`` makes the smaller (unsigned) operand the multiplier and issues one
 ``mul_step`` per bit of it, leaving as soon as the remaining bits are zero (UPMEM's
-compiler-rt for the DPU). So each ``imull`` of two registers or of a register and memory
-gets a few host instructions in front of it that add ``7 + bitlength(min(a, b))`` to the
-count at run time (the call, the operand swap, the exit). A product of two operands
+compiler-rt for the DPU). Each ``mul_step`` reads the register pair it writes and a third
+register of the same bank, which the DPU's two-bank register file serves in three cycles
+(uPIMulator's register-file rule: one extra cycle per second read from a bank), and the
+final move reads the pair just written (one more). So each ``imull`` of two registers or
+of a register and memory gets a few host instructions in front of it that add
+``8 + 3 * bitlength(min(a, b))`` issue cycles to the count at run time (the call, the
+operand swap, the steps, the exit). A product of two operands
 that the same run of code loaded or extended from bytes is one DPU instruction
 (``mul_ul_ul``, ``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The
 inserted code saves its scratch register in the red zone, which the program leaves free
@@ -198,6 +202,13 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
     wide = wide or any(REG64.search(op) for op in operands if op.startswith("%"))
     if base == "lea" or base in ("mov", "movabs", "push", "pop", "cmp", "test", "xchg"):
         wide = False  # pointers are 32-bit on the DPU; 64-bit moves are one ld/sd/movd
+    if mnemonic in ("movl", "movq") and len(operands) == 2 and all(
+        op.startswith("%") and register_family(op) is not None for op in operands
+    ):
+        # A copy between general registers: x86's two-operand form (copy, then operate in
+        # place) or a zero extension for 64-bit addressing; the DPU's three-operand,
+        # 32-bit instructions need neither.
+        return 0
     if base == "imul" and operands and operands[0].startswith("$"):
         cost = 3  # by a constant: shifts and adds (lsl_add)
     else:
@@ -217,9 +228,17 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
 
 BYTE_LOOPS = {"memcpy", "memmove", "memset"}
 
+# Runtime functions that are one inline instruction on a DPU (mutex.h's acquire and
+# release): the call counts as that instruction, and the move of the mutex's address into
+# the first argument before it is not needed there (the instruction names the bit).
+INLINE_PRIMITIVES = {"mutex_lock", "mutex_unlock", "mutex_trylock"}
+ARGUMENT_SETUP = re.compile(r"(movl\s+\$[\w.]+,\s*%edi|movq\s+\$[\w.]+,\s*%rdi|leaq\s+[\w.]+\(%rip\),\s*%rdi)$")
+
 # __mulsi3 outside its mul_step loop: the call, the operand swap (jgtu and two moves),
-# clearing the high word, the result's move and the return.
-MULSI3_FIXED = 7
+# clearing the high word, the result's move (two cycles: it reads the pair just written)
+# and the return; and the issue cycles of one mul_step.
+MULSI3_FIXED = 8
+MUL_STEP_CYCLES = 3
 # Instructions that leave a byte (zero- or sign-extended) in their destination register.
 BYTE_EXTENSIONS = {"movzbl", "movsbl", "movzbw", "movsbw", "movzbq", "movsbq"}
 REGISTER = re.compile(r"%([a-z0-9]+)")
@@ -269,9 +288,16 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         f"\tcmoval\t{destination}, {low}",  # the smaller operand, unsigned
         f"\torl\t$1, {low}",  # 0 takes one mul_step as 1 does
         f"\tbsrl\t{low}, {low}",  # its bit length minus one
-        f"\tleaq\t{MULSI3_FIXED + 1}({COUNTER},%{scratch}), {COUNTER}",
+        f"\tleaq\t(%{scratch},%{scratch},{MUL_STEP_CYCLES - 1}), %{scratch}",  # 3 per bit
+        f"\tleaq\t{MULSI3_FIXED + MUL_STEP_CYCLES}({COUNTER},%{scratch}), {COUNTER}",
         f"\tmovq\t-8(%rsp), %{scratch}",
     ], 0
+
+
+def _writes(operand_text: str, family: str) -> bool:
+    """Whether an instruction's destination (its last operand) is a register of `family`."""
+    operands = _split_operands(operand_text)
+    return bool(operands) and operands[-1].startswith("%") and register_family(operands[-1]) == family
 
 
 def _defines_byte(mnemonic: str, operands: list[str]) -> bool:
@@ -363,6 +389,7 @@ def instrument(assembly: str) -> tuple[str, int]:
     runs = 0
     compared = False  # the previous instruction was a compare
     byte_registers: set[str] = set()  # registers the current run filled with a byte
+    names_argument = False  # the first argument (rdi) holds an address put there as a constant
     targets = _jump_targets(assembly)
 
     def close_run() -> None:
@@ -424,6 +451,12 @@ def instrument(assembly: str) -> tuple[str, int]:
             or mnemonic.startswith("ret")
             or (mnemonic.startswith("jmp") and not _is_local(operand_text.strip()))
         )
+        if leaves and _callee(operand_text) in INLINE_PRIMITIVES and names_argument:
+            cost -= 1  # the DPU's acquire/release names the atomic bit itself
+        if ARGUMENT_SETUP.match(f"{mnemonic} {operand_text}"):
+            names_argument = True
+        elif leaves or _writes(operand_text, "rdi"):
+            names_argument = False
         if leaves:
             # Publish the count for the runtime (calls into it, the end of main).
             close_run()

@@ -100,6 +100,7 @@ static dpu_error_t allocate(uint32_t nr_dpus, uint32_t nr_ranks, const struct em
     }
     allocation->control->nr_dpus = nr_dpus;
     allocation->control->strict = profile->strict;
+    allocation->control->wram_size = profile->chip->wram_size;
     allocation->control->shuffle = profile->shuffle;
     allocation->control->shuffle_seed = profile->shuffle_seed;
     allocation->control->print_faults = profile->print_faults;

@@ -54,6 +54,16 @@ struct dpu_rank_t {
     pthread_mutex_t lock; /* dpu_lock_rank; zeroed memory is an unlocked mutex (glibc) */
 };
 
+/* A DPU chip version's figures (profile key chipVersion), from UPMEM's SDK documentation
+ * ("Programming with the UPMEM DPU") and the DPU compiler's DPUCharacteristics.h. */
+struct emu_chip {
+    const char *name;
+    uint32_t clock_mhz;    /* nominal frequency */
+    uint32_t max_tasklets; /* hardware threads */
+    uint32_t wram_size;    /* bytes */
+    uint32_t iram_instructions;
+};
+
 /* What a profile string (and the environment variables standing in for its keys) sets. */
 struct emu_profile {
     uint32_t nr_ranks;      /* nrRanks: the emulated system's size */
@@ -62,7 +72,9 @@ struct emu_profile {
     bool strict;            /* emuStrict / PYUPMEM_EMU_STRICT: broken DMA rules fault */
     bool shuffle;           /* emuSchedule=shuffle:SEED / PYUPMEM_EMU_SCHEDULE */
     uint64_t shuffle_seed;
-    uint32_t clock_mhz;     /* clockMHz: the modelled DPU clock */
+    uint32_t clock_mhz;     /* clockMHz, else the chip version's: the modelled DPU clock */
+    uint32_t explicit_clock_mhz; /* clockMHz as given (0: none) */
+    const struct emu_chip *chip; /* chipVersion: v1A (default) or v1B */
     bool print_faults;      /* emuPrintFaults: a fault is also printed on stderr */
 };
 

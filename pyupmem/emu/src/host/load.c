@@ -83,7 +83,7 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
     program->first = range.first;
     program->count = range.count;
     status = emu_read_program(image, size, program);
-    if (status == DPU_OK && program->nr_tasklets > EMU_MAX_TASKLETS)
+    if (status == DPU_OK && program->nr_tasklets > allocation->profile.chip->max_tasklets)
         status = DPU_ERR_TOO_MANY_TASKLETS;
     if (status == DPU_OK && program->nr_tasklets == 0)
         status = DPU_ERR_ELF_INVALID_FILE;

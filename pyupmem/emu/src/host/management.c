@@ -18,7 +18,8 @@ const char *dpu_slice_target_names[NR_OF_DPU_SLICE_TARGETS] = {
 /* Library-owned descriptions never reach a zero count, whatever callers release. */
 #define OWNED_REFCOUNT (UINT32_MAX / 2)
 
-static void describe(struct _dpu_description_t *description, uint32_t clock_mhz)
+static void describe(struct _dpu_description_t *description, uint32_t clock_mhz,
+                     const struct emu_chip *chip)
 {
     memset(description, 0, sizeof(*description));
     struct dpu_hw_description_t *hw = &description->hw;
@@ -29,16 +30,17 @@ static void describe(struct _dpu_description_t *description, uint32_t clock_mhz)
     hw->topology.nr_of_dpus_per_control_interface = DPU_MAX_NR_DPUS_PER_CI;
     hw->topology.ci_mask = 0xff;
     hw->memories.mram_size = EMU_MRAM_SIZE;
-    hw->memories.wram_size = EMU_WRAM_SIZE / 4;
-    hw->memories.iram_size = 4096;
-    hw->dpu.nr_of_threads = EMU_MAX_TASKLETS;
+    hw->memories.wram_size = chip->wram_size / 4;
+    hw->memories.iram_size = chip->iram_instructions;
+    hw->dpu.nr_of_threads = chip->max_tasklets;
     hw->dpu.nr_of_atomic_bits = 256;
     hw->dpu.nr_of_notify_bits = 40;
     hw->dpu.nr_of_work_registers_per_thread = 24;
     description->type = FUNCTIONAL_SIMULATOR;
 }
 
-/* One description per clock, kept for the process's life (allocations differ only in it). */
+/* One description per clock and chip, kept for the process's life (allocations differ
+ * only in them). */
 struct owned_description {
     struct _dpu_description_t description;
     struct owned_description *next;
@@ -51,12 +53,14 @@ dpu_description_t dpu_get_description(struct dpu_rank_t *rank)
     if (rank == NULL)
         return NULL;
     uint32_t clock_mhz = rank->allocation->profile.clock_mhz;
+    const struct emu_chip *chip = rank->allocation->profile.chip;
     pthread_mutex_lock(&descriptions_lock);
     struct owned_description *found = owned_descriptions;
-    while (found != NULL && found->description.hw.timings.fck_frequency_in_mhz != clock_mhz)
+    while (found != NULL && (found->description.hw.timings.fck_frequency_in_mhz != clock_mhz ||
+                             found->description.hw.dpu.nr_of_threads != chip->max_tasklets))
         found = found->next;
     if (found == NULL && (found = malloc(sizeof(*found))) != NULL) {
-        describe(&found->description, clock_mhz);
+        describe(&found->description, clock_mhz, chip);
         found->description.refcount = OWNED_REFCOUNT;
         found->next = owned_descriptions;
         owned_descriptions = found;
@@ -74,7 +78,7 @@ dpu_error_t dpu_get_profile_description(const char *profile, dpu_description_t *
     dpu_description_t made = malloc(sizeof(*made));
     if (made == NULL)
         return DPU_ERR_SYSTEM;
-    describe(made, parsed.clock_mhz);
+    describe(made, parsed.clock_mhz, parsed.chip);
     made->refcount = 1;
     *description = made;
     return DPU_OK;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "host.h"
 
@@ -47,6 +48,23 @@ static dpu_error_t parse_schedule(const char *value, struct emu_profile *profile
     return DPU_OK;
 }
 
+/* v1A: 350 MHz, 24 threads, 64 KiB of WRAM, 4,096 instructions of IRAM; v1B: 400 MHz, 16
+ * threads, 63,488 B, 3,968 instructions. MRAM is 64 MiB on both. */
+static const struct emu_chip chips[] = {
+    {"v1A", 350, 24, 65536, 4096},
+    {"v1B", 400, 16, 63488, 3968},
+};
+
+static dpu_error_t parse_chip(const char *value, struct emu_profile *profile)
+{
+    for (size_t i = 0; i < sizeof(chips) / sizeof(chips[0]); i++)
+        if (strcasecmp(value, chips[i].name) == 0) {
+            profile->chip = &chips[i];
+            return DPU_OK;
+        }
+    return DPU_ERR_INVALID_PROFILE;
+}
+
 static dpu_error_t apply_key(const char *key, const char *value, struct emu_profile *profile)
 {
     if (strcmp(key, "nrRanks") == 0)
@@ -69,7 +87,9 @@ static dpu_error_t apply_key(const char *key, const char *value, struct emu_prof
     if (strcmp(key, "emuPrintFaults") == 0)
         return parse_bool(value, &profile->print_faults);
     if (strcmp(key, "clockMHz") == 0)
-        return parse_uint(value, 1, 100000, &profile->clock_mhz);
+        return parse_uint(value, 1, 100000, &profile->explicit_clock_mhz);
+    if (strcmp(key, "chipVersion") == 0)
+        return parse_chip(value, profile);
     return DPU_OK; /* a profile written for hardware carries keys the emulator has no use for */
 }
 
@@ -120,7 +140,7 @@ dpu_error_t emu_parse_profile(const char *text, struct emu_profile *profile)
     memset(profile, 0, sizeof(*profile));
     profile->nr_ranks = DEFAULT_NR_RANKS;
     profile->sg_max_blocks = UINT32_MAX;
-    profile->clock_mhz = 350;
+    profile->chip = &chips[0];
     profile->print_faults = true;
     /* The environment first, so that a program's own profile string overrides it. */
     dpu_error_t status = apply_env("PYUPMEM_EMU_NR_RANKS", "nrRanks", profile);
@@ -134,5 +154,6 @@ dpu_error_t emu_parse_profile(const char *text, struct emu_profile *profile)
         status = apply(text, profile);
     if (status == DPU_OK)
         status = apply(getenv("UPMEM_PROFILE"), profile);
+    profile->clock_mhz = profile->explicit_clock_mhz ? profile->explicit_clock_mhz : profile->chip->clock_mhz;
     return status;
 }

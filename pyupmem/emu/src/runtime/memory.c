@@ -154,7 +154,8 @@ void __dpurt_heap_init(void)
     if (heap == MAP_FAILED)
         __dpurt_fault(NULL, 0, "cannot allocate the WRAM heap");
     uint32_t taken = __dpurt.wram_used + __dpurt.nr_tasklets * EMU_STACK_SIZE_DEFAULT;
-    heap_size = taken < EMU_WRAM_SIZE ? (EMU_WRAM_SIZE - taken) & ~7u : 0;
+    uint32_t wram = __dpurt.wram_size ? __dpurt.wram_size : EMU_WRAM_SIZE;
+    heap_size = taken < wram ? (wram - taken) & ~7u : 0;
     heap_used = 0;
 }
 

@@ -15,6 +15,7 @@ struct dpurt_state {
     struct emu_slot *slot;       /* this DPU's control slot */
     uint32_t nr_tasklets;
     uint32_t wram_used;          /* bytes of WRAM taken by the program's variables */
+    uint32_t wram_size;          /* the chip's WRAM, in bytes */
     unsigned current;            /* running tasklet */
     bool strict;                 /* a broken DMA rule faults instead of warning */
     bool shuffle;                /* a seeded random choice at every switch point */

@@ -17,11 +17,13 @@
 
 #include "runtime.h"
 
-/* DPU instructions of the SDK's runtime code for each primitive, charged to the caller:
- * a mutex operation is one `acquire` or `release` (mutex.h); the others take the guarding
- * atomic bit, update the count and the wait queue, and stop or resume (barrier.c, sem.c). */
+/* DPU instructions of the SDK's runtime code for each primitive, charged to the caller.
+ * A mutex operation is one inline `acquire` or `release` (mutex.h): the call the program
+ * counted for it stands for that instruction, so nothing more is charged. The others take
+ * the guarding atomic bit, update the count and the wait queue, and stop or resume
+ * (barrier.c, sem.c). */
 #define BARRIER_COST 15
-#define MUTEX_COST 1
+#define MUTEX_COST 0
 #define SEMAPHORE_COST 10
 #define HANDSHAKE_COST 10
 

@@ -117,6 +117,7 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
     close(wram_fd);
 
     __dpurt.strict = __dpurt_control->strict != 0;
+    __dpurt.wram_size = __dpurt_control->wram_size;
     __dpurt.shuffle = __dpurt_control->shuffle != 0;
     __dpurt.shuffle_seed = __dpurt_control->shuffle_seed;
     /* Programs built with cost counting carry this marker (toolchain/dpu_cost_as.py). */

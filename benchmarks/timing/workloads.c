@@ -1,0 +1,128 @@
+/* Workloads in the style of the PrIM benchmarks, written from their published
+ * descriptions, each exercising one mechanism of the emulator's time model. WORKLOAD
+ * selects one (compile with -DWORKLOAD_...):
+ *   GEMV       y = A x over uint32 values in MRAM: each tasklet takes rows in turn, reads
+ *              each row and x in 1 KiB blocks, multiplies and adds (the multiply's cost)
+ *   HISTOGRAM  a histogram of 4,096 bins in WRAM shared by all tasklets, one mutex taken
+ *              for every element (HST-L's scheme; the mutex's contention)
+ *   REDUCE     the int64 sum of an MRAM array, 1 KiB blocks per tasklet in turn, then a
+ *              tree over the tasklets (the DMA engine and the pipeline together);
+ *              -DDMA_ONLY reads the same blocks and adds nothing
+ *   EQUAL      the same compute loop in every tasklet, each reading the performance
+ *              counter at its end (perfcounter at 16 tasklets)
+ *   EMPTY      nothing (the launch's own cost)
+ * `elements` and `rows`/`cols` come from the host; tasklet 0 records the modelled cycles
+ * between two barriers around the work in `cycles`. */
+#include <barrier.h>
+#include <defs.h>
+#include <mram.h>
+#include <mutex.h>
+#include <perfcounter.h>
+#include <stdint.h>
+
+#define BLOCK 1024
+#define MAX_ELEMENTS (1u << 20)
+
+__host uint32_t elements;
+__host uint32_t rows, cols;
+__host uint64_t cycles;
+__host uint64_t result;
+__host uint64_t seen[NR_TASKLETS];
+BARRIER_INIT(start, NR_TASKLETS);
+BARRIER_INIT(stop, NR_TASKLETS);
+
+#if defined(WORKLOAD_GEMV)
+__mram_noinit uint32_t matrix[MAX_ELEMENTS];
+__mram_noinit uint32_t vector[4096];
+__mram_noinit uint32_t output[4096];
+__dma_aligned uint32_t row_block[NR_TASKLETS][BLOCK / 4], x_block[NR_TASKLETS][BLOCK / 4];
+__dma_aligned uint32_t y_out[NR_TASKLETS][2];
+
+static void run(void)
+{
+    uint32_t id = me(), per_block = BLOCK / 4;
+    for (uint32_t r = id; r < rows; r += NR_TASKLETS) {
+        uint32_t sum = 0;
+        for (uint32_t c = 0; c < cols; c += per_block) {
+            mram_read(&matrix[r * cols + c], row_block[id], BLOCK);
+            mram_read(&vector[c], x_block[id], BLOCK);
+            for (uint32_t k = 0; k < per_block; k++)
+                sum += row_block[id][k] * x_block[id][k];
+        }
+        y_out[id][0] = sum;
+        mram_write(y_out[id], &output[r & ~1u], 8);
+    }
+}
+#elif defined(WORKLOAD_HISTOGRAM)
+#define BINS 4096
+__mram_noinit uint32_t input[MAX_ELEMENTS];
+__dma_aligned uint32_t block[NR_TASKLETS][BLOCK / 4];
+uint32_t histogram[BINS];
+MUTEX_INIT(histogram_lock);
+
+static void run(void)
+{
+    uint32_t id = me(), per_block = BLOCK / 4;
+    for (uint32_t at = id * per_block; at < elements; at += NR_TASKLETS * per_block) {
+        mram_read(&input[at], block[id], BLOCK);
+        for (uint32_t k = 0; k < per_block; k++) {
+            uint32_t bin = (block[id][k] * BINS) >> 12;
+            mutex_lock(histogram_lock);
+            histogram[bin]++;
+            mutex_unlock(histogram_lock);
+        }
+    }
+}
+#elif defined(WORKLOAD_REDUCE)
+__mram_noinit int64_t input[MAX_ELEMENTS / 2];
+__dma_aligned int64_t block[NR_TASKLETS][BLOCK / 8];
+int64_t partial[NR_TASKLETS];
+BARRIER_INIT(summed, NR_TASKLETS);
+
+static void run(void)
+{
+    uint32_t id = me(), per_block = BLOCK / 8;
+    int64_t sum = 0;
+    for (uint32_t at = id * per_block; at < elements; at += NR_TASKLETS * per_block) {
+        mram_read(&input[at], block[id], BLOCK);
+#if !defined(DMA_ONLY)
+        for (uint32_t k = 0; k < per_block; k++)
+            sum += block[id][k];
+#endif
+    }
+    partial[id] = sum;
+    barrier_wait(&summed);
+    if (id == 0) {
+        for (uint32_t t = 1; t < NR_TASKLETS; t++)
+            sum += partial[t];
+        result = (uint64_t)sum;
+    }
+}
+#elif defined(WORKLOAD_EQUAL)
+static void run(void)
+{
+    volatile uint32_t seed = me() + 1;
+    uint32_t x = seed;
+    for (uint32_t i = 0; i < elements; i++)
+        x = (x ^ (x << 7)) + (x >> 3);
+    seen[me()] = perfcounter_get();
+    result += x;
+}
+#else
+static void run(void)
+{
+}
+#endif
+
+int main(void)
+{
+    if (me() == 0)
+        perfcounter_config(COUNT_CYCLES, true);
+    barrier_wait(&start);
+    uint64_t begin = perfcounter_get();
+    run();
+    barrier_wait(&stop);
+    if (me() == 0)
+        cycles = perfcounter_get() - begin;
+    return 0;
+}
