@@ -50,8 +50,8 @@ from pyupmem.errors import (
     UnsupportedError,
 )
 from pyupmem.estimate import KernelEstimate
-from pyupmem.timeline import Timeline, TimelineEvent
 from pyupmem.program import Program, Symbol
+from pyupmem.timeline import Timeline, TimelineEvent
 from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
 
 __version__ = "0.1.0"

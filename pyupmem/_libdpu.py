@@ -460,7 +460,12 @@ class emu_trace_event(Structure):
     """One stretch of a tasklet's modelled time (cycles from the launch's start); activity
     0 compute, 1 DMA, 2 waiting for another tasklet."""
 
-    _fields_ = [("start", c_uint64), ("end", c_uint64), ("tasklet", c_uint32), ("activity", c_uint32)]
+    _fields_ = [
+        ("start", c_uint64),
+        ("end", c_uint64),
+        ("tasklet", c_uint32),
+        ("activity", c_uint32),
+    ]
 
 
 class LibDpu:

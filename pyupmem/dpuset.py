@@ -68,9 +68,9 @@ from pyupmem.errors import (
     make_error,
 )
 from pyupmem.estimate import ACTIVITIES, KernelEstimate
-from pyupmem.timeline import Timeline, TimelineEvent
-from pyupmem.timing import PHASES
 from pyupmem.program import Program, Symbol
+from pyupmem.timeline import Timeline, TimelineEvent
+from pyupmem.timing import INTER_DPU, PHASES
 from pyupmem.transfers import _address, _name, _Transfers, checked_input
 
 __all__ = [
@@ -833,15 +833,17 @@ class DpuSet(DpuGroup):
         return hint
 
     def hardware_seconds(self) -> float:
-        """Estimated hardware time of everything this set did so far: every launch (the
+        """Estimated hardware time of what this set's DPUs did so far: every launch (the
         time model's :meth:`estimate`, the launch's own cost included) and every host
-        transfer (bandwidths by the DPUs taking part per rank, a fixed cost per call). A
+        transfer (bandwidths by the DPUs taking part per rank, a fixed cost per call). The
+        host's own work is left out: it runs on this CPU, here as there. A
         :class:`~pyupmem.PhaseTimer` given this set shows it per phase.
 
         Raises:
             BackendError: the backend is not the emulator.
         """
-        return sum(self.phase_seconds(estimated=True).values())
+        phases = self.phase_seconds(estimated=True)
+        return sum(seconds for name, seconds in phases.items() if name != INTER_DPU)
 
     def phase_seconds(self, estimated: bool = True) -> dict[str, float]:
         """This set's time so far by PrIM phase (``CPU-DPU``, ``DPU kernel``,

@@ -146,7 +146,8 @@ def transfer_seconds(kind: str, bytes_per_dpu: int, nr_dpus: int) -> float:
     if kind == "write" and nr_dpus > 1:
         kind = "broadcast"
     if kind in ("write", "read"):
-        return nr_dpus * _model().dpu_emu_transfer_seconds(_TRANSFER_KINDS[kind], bytes_per_dpu, 1, 1)
+        one = _model().dpu_emu_transfer_seconds(_TRANSFER_KINDS[kind], bytes_per_dpu, 1, 1)
+        return nr_dpus * one
     ranks = -(-nr_dpus // DPUS_PER_RANK)
     per_rank = min(nr_dpus, DPUS_PER_RANK)
     return float(

@@ -1,7 +1,9 @@
 """The time model, one rule at a time, on small kernels whose costs are known
 (tests/emu_programs/timing.c): the pipeline (a tasklet issues one instruction every 11
-cycles, the DPU one per cycle), DMA latency (alpha + beta * size on one engine), waiting
-at a barrier for the others' modelled time, and the clock setting."""
+cycles, the DPU one per cycle, shared by the tasklets that compete for it), DMA latency
+(alpha + beta * size on one engine), a multiply's cost from its operands, a mutex's
+contention, waiting at a barrier for the others' modelled time, the launch's own cost,
+host transfers, the clock and chip settings, the per-phase summary and the timeline."""
 
 import numpy as np
 import pytest
@@ -16,12 +18,16 @@ pytestmark = pytest.mark.skipif(
 ROUNDS = 20_000
 
 
-def launch(mode: int, tasklets: int, rounds: int = ROUNDS, profile: str = ""):
+def launch(
+    mode: int, tasklets: int, rounds: int = ROUNDS, profile: str = "", operands=(0, 0)
+):
     """Runs `mode` on one DPU; returns (estimate, instructions, cycles_at_end)."""
     with pim.DpuSet(1, profile=profile, backend="emulator") as dpus:
         dpus.load(build_dpu("timing.c", f"-DNR_TASKLETS={tasklets}"))
         dpus.broadcast("mode", np.uint32(mode))
         dpus.broadcast("rounds", np.uint32(rounds))
+        dpus.broadcast("operand", np.uint32(operands[0]))
+        dpus.broadcast("operand2", np.uint32(operands[1]))
         dpus.launch()
         instructions = dpus.gather("instructions", np.uint64, tasklets)[0]
         cycles = dpus.gather("cycles_at_end", np.uint64, tasklets)[0]
@@ -35,6 +41,7 @@ def test_one_tasklet_issues_every_11_cycles():
     # The launch is the counted instructions at 11 cycles each, plus the few before the
     # first and after the last performance-counter read.
     assert 11 * instructions <= estimate.cycles[0] <= 11 * (instructions + 40)
+    assert estimate.seconds == pytest.approx(int(estimate.cycles[0]) / 350e6 + 0.1e-3)
 
 
 @pytest.mark.parametrize("tasklets", [4, 11])
@@ -53,9 +60,9 @@ def test_16_tasklets_share_one_instruction_per_cycle():
     assert (instructions == alone).all()
     # 16 active tasklets: each issues once every 16 cycles.
     assert int(many.cycles[0]) == pytest.approx(int(one.cycles[0]) * 16 / 11, rel=1e-3)
-    # The performance counter is the DPU's: the last tasklet to finish reads the launch's
-    # cycles, not its own 11-cycle pace.
-    assert 0.99 * int(many.cycles[0]) <= int(cycles.max()) <= int(many.cycles[0])
+    # The performance counter is the DPU's: every tasklet reads the launch's pace at its
+    # end, not its own 11-cycle pace (each issued once every 16 cycles all along).
+    assert 0.99 * int(many.cycles[0]) <= int(cycles.min()) <= int(many.cycles[0])
 
 
 def test_dma_costs_alpha_plus_half_a_cycle_per_byte():
@@ -89,7 +96,62 @@ def test_clock_setting_scales_seconds_not_cycles():
     fast, *_ = launch(1, 1, profile="clockMHz=700")
     assert default.clock_hz == 350e6 and fast.clock_hz == 700e6
     assert int(fast.cycles[0]) == int(default.cycles[0])
-    assert fast.seconds == pytest.approx(default.seconds / 2)
+    # the DPU's cycles take half the time; booting and polling it does not change
+    assert fast.seconds - fast.launch_seconds == pytest.approx(
+        (default.seconds - default.launch_seconds) / 2
+    )
+
+
+def test_chip_versions_set_the_clock_and_the_tasklet_limit():
+    v1b, *_ = launch(1, 16, rounds=10, profile="chipVersion=v1B")
+    assert v1b.clock_hz == 400e6
+    explicit, *_ = launch(1, 16, rounds=10, profile="chipVersion=v1B,clockMHz=267")
+    assert explicit.clock_hz == 267e6  # an explicit clock wins
+    with pim.DpuSet(1, profile="chipVersion=v1B", backend="emulator") as dpus:
+        with pytest.raises(pim.DpuProgramError, match="TOO_MANY_TASKLETS"):
+            dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=24"))
+    with pim.DpuSet(1, backend="emulator") as dpus:  # v1A: 24 tasklets
+        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=24"))
+    with pytest.raises(pim.DpuProfileError):
+        pim.DpuSet(1, profile="chipVersion=v2", backend="emulator")
+
+
+def per_product(mode: int, operands: tuple[int, int]) -> float:
+    """Instructions per loop round of `mode` (a multiply and its loop), one tasklet."""
+    _, (instructions,), _ = launch(mode, 1, rounds=1000, operands=operands)
+    return int(instructions) / 1000
+
+
+def test_a_32_bit_multiply_costs_by_the_smaller_operand():
+    """__mulsi3: 8 cycles and 3 per bit of the smaller (unsigned) operand, at least one."""
+    zero = per_product(7, (0, 0))
+    assert per_product(7, (1, 0xFFFFFFFF)) == pytest.approx(zero, abs=0.01)  # 1 bit
+    assert per_product(7, (100, 100)) == pytest.approx(zero + 3 * 6, abs=0.01)  # 7 bits
+    assert per_product(7, (70000, 90000)) == pytest.approx(zero + 3 * 16, abs=0.01)  # 17
+    assert per_product(7, (0xFFFFFFFF, 7)) == pytest.approx(zero + 3 * 2, abs=0.01)  # order
+    # -1 is the largest unsigned value: the other operand is the multiplier
+    assert per_product(7, (0xFFFFFFFF, 0xFFFFFFFF)) == pytest.approx(zero + 3 * 31, abs=0.01)
+
+
+def test_an_8_bit_product_is_one_instruction():
+    small, large = per_product(8, (1, 1)), per_product(8, (255, 200))
+    assert small == pytest.approx(large, abs=0.01)  # not data-dependent
+    # the same loop with 32-bit operands pays __mulsi3: 8 + 3 * 8 for 200
+    assert per_product(7, (255, 200)) - large == pytest.approx(8 + 3 * 8 - 1, abs=0.01)
+
+
+def test_mutex_contention_serialises_the_critical_sections():
+    alone, _, _ = launch(9, 16, rounds=2000)  # the same increments, no mutex
+    contended, _, _ = launch(6, 16, rounds=2000)
+    assert int(contended.cycles[0]) > 1.5 * int(alone.cycles[0])
+    shares = contended.breakdown()
+    assert shares["wait"] > shares["compute"]  # most of a tasklet's time waits for the lock
+    # the waiters spin: their retried acquires are counted instructions
+    one, _, _ = launch(6, 1, rounds=2000)
+    assert contended.instructions.sum() > 16 * int(one.instructions.sum())
+    # all 16 compete all along, so each critical section runs at one instruction in 16 cycles
+    per_element = int(contended.cycles[0]) / (16 * 2000)
+    assert 16 * 4 <= per_element <= 16 * 8
 
 
 def test_without_counting_the_estimate_says_so(monkeypatch):
@@ -104,18 +166,82 @@ def test_without_counting_the_estimate_says_so(monkeypatch):
     assert estimate.cycles[0] == 10 * (77 + 1024)  # DMA only: no instruction was counted
 
 
-def test_host_transfers_are_estimated_from_the_per_rank_bandwidths():
-    assert pim.estimate.transfer_seconds("scatter", 1 << 20, 64) == pytest.approx(
-        64 * 2**20 / 6.68e9
-    )
-    assert pim.estimate.transfer_seconds("scatter", 1 << 20, 128) == pytest.approx(
-        64 * 2**20 / 6.68e9
-    )
-    assert pim.estimate.transfer_seconds("gather", 1 << 20, 8) == pytest.approx(8 * 2**20 / 4.74e9)
-    assert pim.estimate.transfer_seconds("broadcast", 8, 64) == pytest.approx(64 * 8 / 16.88e9)
-    assert pim.estimate.transfer_seconds("read", 8, 1) == pytest.approx(8 / 0.12e9)
+def test_transfer_bandwidth_grows_with_the_dpus_of_a_rank():
+    size = 32 << 20
+    rate = {n: n * size / pim.estimate.transfer_seconds("scatter", size, n) for n in (1, 4, 64)}
+    assert rate[1] == pytest.approx(0.33e9, rel=0.01)
+    assert rate[4] == pytest.approx(1.6e9, rel=0.01)
+    assert rate[64] == pytest.approx(6.68e9, rel=0.01)
+    rates = [n * size / pim.estimate.transfer_seconds("scatter", size, n) for n in range(1, 65)]
+    assert all(a < b for a, b in zip(rates, rates[1:], strict=False))
+    gather = 64 * size / pim.estimate.transfer_seconds("gather", size, 64)
+    assert gather == pytest.approx(4.74e9, rel=0.01)
+    broadcast = 64 * size / pim.estimate.transfer_seconds("broadcast", size, 64)
+    assert broadcast == pytest.approx(16.88e9, rel=0.01)
+    # ranks move in parallel: 128 DPUs take a little longer than 64 (a fixed cost per rank)
+    two_ranks = pim.estimate.transfer_seconds("scatter", size, 128)
+    assert 1 < two_ranks / pim.estimate.transfer_seconds("scatter", size, 64) < 1.01
     with pytest.raises(ValueError, match="unknown transfer kind 'copy'"):
         pim.estimate.transfer_seconds("copy", 8, 1)
+
+
+def test_every_parallel_transfer_call_has_a_fixed_cost():
+    for kind in ("scatter", "gather", "broadcast"):
+        assert pim.estimate.transfer_seconds(kind, 8, 64) >= 0.1e-3
+    # one DPU at a time (dpu_copy_from) runs at the single-DPU rate, no fixed cost
+    assert pim.estimate.transfer_seconds("read", 8, 1) == pytest.approx(8 / 0.12e9)
+    assert pim.estimate.transfer_seconds("read", 8, 64) == pytest.approx(64 * 8 / 0.12e9)
+
+
+def test_a_launch_costs_booting_and_polling_per_control_interface():
+    for dpus, expected in ((1, 79e-6 + 21e-6), (8, 79e-6 + 21e-6), (64, 79e-6 + 8 * 21e-6)):
+        with pim.DpuSet(dpus, backend="emulator") as group:
+            group.load(build_dpu("timing.c", "-DNR_TASKLETS=1"))
+            assert group.estimate().seconds == 0.0  # no launch yet
+            group.broadcast("mode", np.uint32(0))
+            group.launch()
+            estimate = group.estimate()
+        assert estimate.launch_seconds == pytest.approx(expected)
+        assert estimate.seconds == pytest.approx(
+            int(estimate.cycles.max()) / 350e6 + expected
+        )
+
+
+def test_the_breakdown_adds_up_to_the_estimate():
+    estimate, _, _ = launch(4, 16, rounds=10)
+    shares = estimate.breakdown()
+    assert set(shares) == {"compute", "dma", "wait", "idle", "launch"}
+    assert sum(shares.values()) == pytest.approx(estimate.seconds)
+    assert shares["dma"] > 10 * shares["compute"]  # the DMA-bound mode
+    assert estimate.tasklet_cycles.shape == (1, 16, 3)
+    assert "KernelEstimate(" in repr(estimate) and "dma" in repr(estimate)
+
+
+def test_a_traced_launch_gives_a_chrome_trace(tmp_path):
+    import json
+
+    with pim.DpuSet(2, backend="emulator") as dpus:
+        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=4"))
+        dpus.broadcast("mode", np.uint32(4))
+        dpus.broadcast("rounds", np.uint32(5))
+        dpus.launch()
+        assert dpus.timeline(1).events == ()  # launches record nothing unless asked
+        dpus.launch(trace=True)
+        timeline = dpus.timeline(1)
+        estimate = dpus.estimate()
+        with pytest.raises(pim.ArgumentValueError, match="DPUs 0 to 1"):
+            dpus.timeline(2)
+    assert timeline.tasklets == [0, 1, 2, 3] and timeline.dropped == 0
+    assert {e.activity for e in timeline.events} == {"compute", "dma"}
+    assert sum(e.activity == "dma" for e in timeline.events if e.tasklet == 2) >= 1
+    assert timeline.cycles <= int(estimate.cycles[1])
+    document = json.loads(timeline.save(tmp_path / "trace.json").read_text())
+    complete = [e for e in document["traceEvents"] if e["ph"] == "X"]
+    assert len(complete) == len(timeline.events)
+    assert {e["name"] for e in complete} == {"compute", "dma"}
+    assert all(e["dur"] >= 0 and e["pid"] == 1 for e in complete)
+    names = {e["args"]["name"] for e in document["traceEvents"] if e["name"] == "thread_name"}
+    assert names == {f"tasklet {t}" for t in range(4)}
 
 
 def test_phase_timer_records_the_estimated_hardware_time_per_phase():
@@ -133,10 +259,14 @@ def test_phase_timer_records_the_estimated_hardware_time_per_phase():
         kernel = dpus.estimate()
         assert dpus.hardware_seconds() > 2 * kernel.seconds
     assert timer.estimates(pim.DPU_KERNEL) == pytest.approx([kernel.seconds] * 2)
-    assert timer.estimates(pim.CPU_DPU) == pytest.approx([2 * 64 * 4 / 16.88e9] * 2)
-    assert timer.estimates(pim.DPU_CPU) == pytest.approx([64 * 16 * 8 / 4.74e9] * 2)
-    # 16 tasklets x 10 reads of 2 KiB queue on the DMA engine: about 0.5 ms at 350 MHz.
-    assert 16 * 10 * 1101 / 350e6 <= kernel.seconds <= 1.05 * 16 * 10 * 1101 / 350e6
+    broadcast = pim.estimate.transfer_seconds("broadcast", 4, 64)
+    assert timer.estimates(pim.CPU_DPU) == pytest.approx([2 * broadcast] * 2)
+    gather = pim.estimate.transfer_seconds("gather", 16 * 8, 64)
+    assert timer.estimates(pim.DPU_CPU) == pytest.approx([gather] * 2)
+    # 16 tasklets x 10 reads of 2 KiB queue on the DMA engine: about 0.5 ms at 350 MHz,
+    # and the launch of 64 DPUs costs 0.25 ms.
+    engine = 16 * 10 * 1101 / 350e6 + kernel.launch_seconds
+    assert engine <= kernel.seconds <= 1.05 * engine
     assert "hw est. ms" in timer.table()
 
 
@@ -149,9 +279,61 @@ def test_unmodified_c_host_reports_the_estimate_with_pyupmem_emu_timing():
     reports = [line for line in result.stderr.splitlines() if "estimated on hardware" in line]
     assert len(reports) == 2  # one per synchronous launch
     assert reports[0].startswith("pyupmem emulator: launch on 2 DPUs: ")
-    assert "at 350 MHz); " in reports[0] and reports[0].endswith(" ms emulated")
+    assert "at 350 MHz, and 0.100 ms to boot and poll); " in reports[0]
+    assert reports[0].endswith(" ms emulated")
+    # at exit, the time by phase, PrIM's names
+    lines = result.stderr.splitlines()
+    start = lines.index("pyupmem emulator: time by phase, emulated here and modelled for hardware")
+    table = {line.split()[0] if not line.startswith("  DPU ") else " ".join(line.split()[:2]):
+             line for line in lines[start + 2 : start + 7]}
+    assert set(table) == {"CPU-DPU", "DPU kernel", "Inter-DPU", "DPU-CPU", "total"}
+    kernel = table["DPU kernel"].split()
+    assert kernel[-1] == "2" and float(kernel[-2]) > 0.2  # 2 launches, 0.1 ms each at least
+    cpu_dpu = table["CPU-DPU"].split()
+    assert int(cpu_dpu[-1]) == 2 and float(cpu_dpu[-2]) >= 0.2  # two broadcasts (copy_to)
     quiet = run([build_host("run_dma_rules.c"), dpu, 0, 2, ""])
-    assert "estimated on hardware" not in quiet.stderr
+    assert "estimated on hardware" not in quiet.stderr and "time by phase" not in quiet.stderr
+
+
+def test_a_python_host_reports_with_pyupmem_emu_timing(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "host.py"
+    script.write_text(
+        "import numpy as np, pyupmem as pim\n"
+        f"with pim.DpuSet(4, backend='emulator') as dpus:\n"
+        f"    dpus.load({str(build_dpu('timing.c', '-DNR_TASKLETS=2'))!r})\n"
+        "    dpus.broadcast('mode', np.uint32(0))\n"
+        "    dpus.launch()\n"
+        "    dpus.gather('cycles_at_end', np.uint64, 2)\n"
+    )
+    env = {**__import__("os").environ, "PYUPMEM_EMU_TIMING": "1"}
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env=env, check=True)
+    assert "pyupmem emulator: launch on 4 DPUs: " in result.stderr
+    assert "time by phase" in result.stderr
+    for phase in ("CPU-DPU", "DPU kernel", "Inter-DPU", "DPU-CPU"):
+        assert f"  {phase} " in result.stderr
+
+
+def test_phase_seconds_classify_the_calls():
+    with pim.DpuSet(64, backend="emulator") as dpus:
+        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=16"))
+        dpus.broadcast("mode", np.uint32(1))
+        dpus.broadcast("rounds", np.uint32(10))
+        dpus.launch()
+        sum(range(100_000))  # host work between launches: Inter-DPU
+        dpus.launch()
+        dpus.gather("cycles_at_end", np.uint64, 16)
+        estimated, emulated = dpus.phase_seconds(), dpus.phase_seconds(estimated=False)
+        kernel = dpus.estimate().seconds
+    assert list(estimated) == list(pim.PHASES)
+    assert estimated["DPU kernel"] == pytest.approx(2 * kernel)
+    broadcast = pim.estimate.transfer_seconds("broadcast", 4, 64)
+    assert estimated["CPU-DPU"] == pytest.approx(2 * broadcast)
+    assert estimated["DPU-CPU"] == pytest.approx(pim.estimate.transfer_seconds("gather", 128, 64))
+    assert estimated["Inter-DPU"] == emulated["Inter-DPU"] > 0
 
 
 def test_nop_delay_loops_take_their_time():

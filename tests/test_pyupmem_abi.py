@@ -214,6 +214,12 @@ def test_library_exports_every_function() -> None:
         "dpu_emu_launch_cycles",
         "dpu_emu_clock_mhz",
         "dpu_emu_stop",
+        "dpu_emu_phase_seconds",
+        "dpu_emu_transfer_seconds",
+        "dpu_emu_kernel_seconds",
+        "dpu_emu_tasklet_times",
+        "dpu_emu_trace",
+        "dpu_emu_trace_events",
     ]
     for name, (restype, argtypes) in (C.FUNCTIONS | C.EXTENSIONS).items():
         function = getattr(backend.lib, name)

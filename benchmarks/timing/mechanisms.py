@@ -29,12 +29,15 @@ ELEMENTS = 1 << 18
 
 def build(workload: str, *defines: str, tasklets: int = TASKLETS) -> pim.Program:
     macros = {f"WORKLOAD_{workload}": None, **{d: None for d in defines}}
-    return pim.build_program(HERE / "workloads.c", nr_tasklets=tasklets, defines=macros,
-                             debug=False, name=f"{workload.lower()}-{tasklets}", backend="emulator")
+    return pim.build_program(
+        HERE / "workloads.c", nr_tasklets=tasklets, defines=macros, debug=False,
+        name=f"{workload.lower()}-{tasklets}", backend="emulator",
+    )
 
 
-def run(program: pim.Program, nr_dpus: int = 1, **inputs: np.ndarray | int) -> tuple[int, pim.DpuSet]:
-    """Launches `program` once; returns tasklet 0's measured cycles and the (freed) set."""
+def run(program: pim.Program, nr_dpus: int = 1, **inputs: np.ndarray | int) -> tuple[int, tuple]:
+    """Launches `program` once; returns tasklet 0's measured cycles, the launch's estimate
+    and each tasklet's last perfcounter reading (`seen`)."""
     with pim.DpuSet(nr_dpus, backend="emulator") as dpus:
         dpus.load(program)
         for name, value in inputs.items():
@@ -45,7 +48,7 @@ def run(program: pim.Program, nr_dpus: int = 1, **inputs: np.ndarray | int) -> t
             raise SystemExit("the workloads were built without cost counting (x86-64 only)")
         cycles = int(dpus.gather("cycles", np.uint64, 1)[0, 0])
         seen = dpus.gather("seen", np.uint64, TASKLETS)[0]
-        return cycles, (estimate, seen)  # type: ignore[return-value]
+        return cycles, (estimate, seen)
 
 
 def row(mechanism: str, what: str, modelled: float, hardware: str, hw_value: float | None,
@@ -62,7 +65,8 @@ def multiply_rows() -> list[dict[str, object]]:
     program = build("GEMV")
     rows = []
     cases = (
-        ("mostly zero weights (98% zero)", lambda n: np.where(rng.random(n) < 0.98, 0, rng.integers(1, 3, n)), 17),
+        ("mostly zero weights (98% zero)",
+         lambda n: np.where(rng.random(n) < 0.98, 0, rng.integers(1, 3, n)), 17),
         ("values below 50", lambda n: rng.integers(0, 50, n), 24),
         ("values below 127", lambda n: rng.integers(0, 127, n), 29),
     )
@@ -71,7 +75,8 @@ def multiply_rows() -> list[dict[str, object]]:
         vector = rng.integers(0, 50 if hardware != 29 else 127, COLS).astype(np.uint32)
         cycles, _ = run(program, matrix=matrix, vector=vector, rows=ROWS, cols=COLS)
         rows.append(row("multiply", f"GEMV cycles per multiply-add, {label}",
-                        cycles / (ROWS * COLS), f"about {hardware}", hardware, "cycles", "predicted"))
+                        cycles / (ROWS * COLS), f"about {hardware}", hardware, "cycles",
+                        "predicted"))
     return rows
 
 
@@ -132,7 +137,8 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="also print a markdown table")
     args = parser.parse_args()
     started = time.perf_counter()
-    print(f"The time model's mechanisms against hardware ({TASKLETS} tasklets, one DPU unless said)")
+    print(f"The time model's mechanisms against hardware ({TASKLETS} tasklets, one DPU "
+          "unless said)")
     rows = [
         *multiply_rows(), *mutex_rows(), *streaming_rows(), *perfcounter_rows(),
         *launch_rows(), *transfer_rows(),
@@ -141,7 +147,8 @@ def main() -> None:
     print(f"{len(rows)} rows; predicted ones: mean absolute error {np.mean(predicted):.1f}% "
           f"({time.perf_counter() - started:.0f} s)")
     if args.markdown:
-        print("\n| mechanism | figure | modelled | hardware | error | role |\n|---|---|---|---|---|---|")
+        print("\n| mechanism | figure | modelled | hardware | error | role |")
+        print("|---|---|---|---|---|---|")
         for r in rows:
             error = "" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%"
             print(f"| {r['mechanism']} | {r['what']} | {r['modelled']:.3f} {r['unit']} | "

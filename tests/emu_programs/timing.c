@@ -7,6 +7,7 @@
  *   6  a shared counter: every tasklet adds to it `rounds` times under one mutex
  *   7  32-bit multiplies: `rounds` products of `operand` by `operand2` in every tasklet
  *   8  8-bit multiplies: the same with uint8_t operands
+ *   9  the increments of mode 6, each tasklet on a counter of its own, without the mutex
  * Each tasklet records the instructions issued while it ran (from the performance
  * counter, which counts for the whole DPU) and the cycle count it sees at its end. */
 #include <barrier.h>
@@ -24,6 +25,7 @@ __host uint64_t cycles_at_end[NR_TASKLETS];
 __host uint32_t checksum[NR_TASKLETS];
 __host uint32_t operand, operand2;
 __host uint32_t shared_counter;
+__host uint32_t own_counter[NR_TASKLETS];
 MUTEX_INIT(counter_lock);
 __mram_noinit uint8_t table[2048];
 __dma_aligned uint8_t buffer[NR_TASKLETS][2048];
@@ -77,6 +79,11 @@ int main(void)
             mutex_lock(counter_lock);
             shared_counter++;
             mutex_unlock(counter_lock);
+        }
+    } else if (mode == 9) {
+        for (uint32_t i = 0; i < rounds; i++) {
+            volatile uint32_t *counter = &own_counter[id];
+            (*counter)++;
         }
     } else if (mode == 7) {
         checksum[id] = multiply(rounds);

@@ -232,7 +232,9 @@ BYTE_LOOPS = {"memcpy", "memmove", "memset"}
 # release): the call counts as that instruction, and the move of the mutex's address into
 # the first argument before it is not needed there (the instruction names the bit).
 INLINE_PRIMITIVES = {"mutex_lock", "mutex_unlock", "mutex_trylock"}
-ARGUMENT_SETUP = re.compile(r"(movl\s+\$[\w.]+,\s*%edi|movq\s+\$[\w.]+,\s*%rdi|leaq\s+[\w.]+\(%rip\),\s*%rdi)$")
+ARGUMENT_SETUP = re.compile(
+    r"(movl\s+\$[\w.]+,\s*%edi|movq\s+\$[\w.]+,\s*%rdi|leaq\s+[\w.]+\(%rip\),\s*%rdi)$"
+)
 
 # __mulsi3 outside its mul_step loop: the call, the operand swap (jgtu and two moves),
 # clearing the high word, the result's move (two cycles: it reads the pair just written)
@@ -297,7 +299,8 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
 def _writes(operand_text: str, family: str) -> bool:
     """Whether an instruction's destination (its last operand) is a register of `family`."""
     operands = _split_operands(operand_text)
-    return bool(operands) and operands[-1].startswith("%") and register_family(operands[-1]) == family
+    last = operands[-1] if operands else ""
+    return last.startswith("%") and register_family(last) == family
 
 
 def _defines_byte(mnemonic: str, operands: list[str]) -> bool:

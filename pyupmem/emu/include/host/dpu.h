@@ -154,14 +154,38 @@ char *dpu_error_to_string(dpu_error_t status);
  *   cycles, one per DPU of the set in iteration order (cycles[] must hold that many);
  *   counted[i] (may be NULL) tells whether the program counted its instructions (else
  *   the estimate has only DMA and synchronisation);
- * - dpu_emu_clock_mhz: the modelled DPU clock (profile key clockMHz, default 350).
+ * - dpu_emu_clock_mhz: the modelled DPU clock (profile keys clockMHz, chipVersion;
+ *   default 350, v1A);
  * - dpu_emu_stop: stop the running DPUs of the set; they need dpu_load again (their
- *   WRAM is lost, MRAM is kept) before the next launch. */
+ *   WRAM is lost, MRAM is kept) before the next launch;
+ * - dpu_emu_phase_seconds: emulated and estimated seconds so far of the set's allocation
+ *   per PrIM phase (4 doubles each: CPU-DPU, DPU kernel, Inter-DPU, DPU-CPU; either NULL);
+ * - dpu_emu_transfer_seconds: the model's estimate of one host transfer (kind 0: parallel
+ *   to the DPUs, 1: parallel from them, 2: broadcast, 3: to one DPU, 4: from one DPU),
+ *   by the DPUs of the busiest rank and the ranks taking part; -1 for an unknown kind;
+ * - dpu_emu_kernel_seconds: the set's last launch on hardware, in all and of it the
+ *   launch's own cost (booting, polling);
+ * - dpu_emu_tasklet_times: each DPU's last launch per tasklet: 24 entries per DPU of
+ *   struct {uint64_t cycles[3] (compute, DMA, waits); uint64_t instructions;}, and the
+ *   tasklets used in nr_tasklets[i];
+ * - dpu_emu_trace: whether the set's next launches record a timeline;
+ * - dpu_emu_trace_events: one DPU's timeline of its last traced launch, up to capacity
+ *   events of struct {uint64_t start, end; uint32_t tasklet, activity;} (cycles from the
+ *   launch's start; activity 0 compute, 1 DMA, 2 waits); count (all recorded) and
+ *   dropped (those the DPU could not keep). */
 #define PYUPMEM_EMULATOR 1
 dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms);
 dpu_error_t dpu_emu_launch_cycles(struct dpu_set_t dpu_set, uint64_t *cycles, bool *counted);
 dpu_error_t dpu_emu_clock_mhz(struct dpu_set_t dpu_set, uint32_t *mhz);
 dpu_error_t dpu_emu_stop(struct dpu_set_t dpu_set);
+dpu_error_t dpu_emu_phase_seconds(struct dpu_set_t dpu_set, double *emulated, double *estimated);
+double dpu_emu_transfer_seconds(uint32_t kind, uint64_t bytes_per_dpu, uint32_t dpus_per_rank,
+                                uint32_t nr_ranks);
+dpu_error_t dpu_emu_kernel_seconds(struct dpu_set_t dpu_set, double *seconds, double *launch_seconds);
+dpu_error_t dpu_emu_tasklet_times(struct dpu_set_t dpu_set, uint32_t *nr_tasklets, void *times);
+dpu_error_t dpu_emu_trace(struct dpu_set_t dpu_set, bool enable);
+dpu_error_t dpu_emu_trace_events(struct dpu_set_t dpu_set, void *events, uint32_t capacity,
+                                 uint32_t *count, uint32_t *dropped);
 
 /* Iteration: DPU_FOREACH(set, dpu) or DPU_FOREACH(set, dpu, index). */
 #define _DPU_FOREACH_X(set, dpu)                                                                   \

@@ -288,9 +288,9 @@ dpu_error_t dpu_emu_kernel_seconds(struct dpu_set_t dpu_set, double *seconds, do
 
 /* Each DPU's breakdown of its last launch: `times` holds EMU_MAX_TASKLETS entries per DPU
  * of the set, in order; `nr_tasklets` (one per DPU) says how many of them are used. */
-dpu_error_t dpu_emu_tasklet_times(struct dpu_set_t dpu_set, uint32_t *nr_tasklets,
-                                  struct emu_tasklet_times *times)
+dpu_error_t dpu_emu_tasklet_times(struct dpu_set_t dpu_set, uint32_t *nr_tasklets, void *out)
 {
+    struct emu_tasklet_times *times = out;
     struct emu_range range;
     dpu_error_t status = emu_resolve(dpu_set, &range);
     if (status != DPU_OK)
@@ -317,9 +317,10 @@ dpu_error_t dpu_emu_trace(struct dpu_set_t dpu_set, bool enable)
 
 /* One DPU's timeline of its last traced launch: up to `capacity` events into `events`;
  * `count` says how many there are, `dropped` how many the DPU could not keep. */
-dpu_error_t dpu_emu_trace_events(struct dpu_set_t dpu_set, struct emu_trace_event *events,
-                                 uint32_t capacity, uint32_t *count, uint32_t *dropped)
+dpu_error_t dpu_emu_trace_events(struct dpu_set_t dpu_set, void *out, uint32_t capacity,
+                                 uint32_t *count, uint32_t *dropped)
 {
+    struct emu_trace_event *events = out;
     struct emu_range range;
     dpu_error_t status = emu_resolve_one(dpu_set, &range);
     if (status != DPU_OK)

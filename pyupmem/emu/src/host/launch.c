@@ -266,8 +266,7 @@ dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
 {
     struct emu_range range;
     dpu_error_t status = emu_resolve(dpu_set, &range);
-    if (status == DPU_OK)
-        return emu_wait(range, false, 0);
+    return status != DPU_OK ? status : emu_wait(range, false, 0);
 }
 
 dpu_error_t dpu_callback(struct dpu_set_t dpu_set,
