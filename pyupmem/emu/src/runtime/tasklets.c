@@ -153,13 +153,16 @@ struct pace_change {
     int delta; /* tasklets that start (+1) or stop (-1) competing then */
 };
 
-/* When tasklet `self`, issuing from `start`, has issued `n` instructions: one every
- * max(11, k) cycles while k tasklets compete for the pipeline, k following the others'
- * known idle stretches. Beyond what is known of them, the others compete. */
-static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
+static uint64_t shared_pace(unsigned competing)
+{
+    return competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
+}
+
+/* issue_end's general case: the others' changes sorted in time, the pace following them. */
+static uint64_t issue_end_changing(unsigned self, uint64_t start, uint64_t n)
 {
     struct pace_change changes[2 * EMU_MAX_TASKLETS];
-    unsigned competing = 1, nr_changes = 0, peak;
+    unsigned competing = 1, nr_changes = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
         uint64_t from = idle_from[id], until = idle_until[id];
         if (id == self)
@@ -175,11 +178,6 @@ static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
         if (until != UINT64_MAX)
             changes[nr_changes++] = (struct pace_change){until, +1};
     }
-    peak = competing;
-    for (unsigned i = 0; i < nr_changes; i++)
-        peak += changes[i].delta > 0;
-    if (peak <= PIPELINE_INTERVAL)
-        return start + n * PIPELINE_INTERVAL; /* never more than 11: each at its own pace */
     for (unsigned i = 1; i < nr_changes; i++) /* insertion sort: a handful of entries */
         for (unsigned j = i; j > 0 && changes[j].at < changes[j - 1].at; j--) {
             struct pace_change swap = changes[j];
@@ -188,7 +186,7 @@ static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
         }
     uint64_t now = start;
     for (unsigned i = 0; i < nr_changes; i++) {
-        uint64_t pace = competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
+        uint64_t pace = shared_pace(competing);
         if (changes[i].at > now) {
             uint64_t fits = (changes[i].at - now) / pace;
             if (n <= fits)
@@ -198,8 +196,28 @@ static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
         }
         competing = (unsigned)((int)competing + changes[i].delta);
     }
-    uint64_t pace = competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
-    return now + n * pace;
+    return now + n * shared_pace(competing);
+}
+
+/* When tasklet `self`, issuing from `start`, has issued `n` instructions: one every
+ * max(11, k) cycles while k tasklets compete for the pipeline, k following the others'
+ * known idle stretches. Beyond what is known of them, the others compete. One pass finds
+ * the common case, at most 11 competing until the last instruction at 11 cycles each; it
+ * runs at every DMA. */
+static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
+{
+    uint64_t own_pace_end = start + n * PIPELINE_INTERVAL;
+    if (__dpurt.nr_tasklets <= PIPELINE_INTERVAL)
+        return own_pace_end;
+    /* Tasklets competing at some time of [start, own_pace_end), self included: those not
+     * idle at start, and those whose idle stretch ends before own_pace_end. */
+    unsigned busy = 0;
+    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
+        busy += (idle_from[id] > start) | (idle_until[id] <= start) | (idle_until[id] < own_pace_end);
+    busy += idle_from[self] <= start && start < idle_until[self] && idle_until[self] >= own_pace_end;
+    if (busy <= PIPELINE_INTERVAL)
+        return own_pace_end;
+    return issue_end_changing(self, start, n);
 }
 
 /* Charges tasklet `id`, from its clock on, `issued` instructions. */
@@ -240,8 +258,11 @@ void __dpurt_charge(uint32_t instructions)
 {
     if (!__dpurt.counting)
         return;
-    count_instructions();
-    issue(__dpurt.current, instructions);
+    /* One charge with the instructions the program issued since its clock was set. */
+    struct tasklet *self = &tasklets[__dpurt.current];
+    uint64_t issued = __dpurt_instructions - self->counted_at + instructions;
+    self->counted_at = __dpurt_instructions;
+    issue(__dpurt.current, issued);
 }
 
 uint64_t __dpurt_clock(void)
@@ -597,8 +618,7 @@ static void advance_waiting(unsigned id, uint64_t until, bool spins)
          * pace counted this tasklet as competing already, so the retries stay out of the
          * DPU's total that bounds the launch (pipeline_bound): they fill slots it left. */
         unsigned competing = competing_at(from);
-        uint64_t pace = competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
-        tasklets[id].times.instructions += (until - from) / pace;
+        tasklets[id].times.instructions += (until - from) / shared_pace(competing);
     }
 }
 
