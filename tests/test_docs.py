@@ -33,7 +33,10 @@ SCRIPTS = sorted(
     [*TUTORIALS.glob("*.py"), *TUTORIALS.glob("*.sh"), *(DOCS / "explanation").glob("*.py")]
 )
 # Scripts run with arguments that keep them short (they support a quick mode).
-SCRIPT_ARGS = {"rl_plots.py": ["--quick", "--out", "{tmp}"]}
+SCRIPT_ARGS = {
+    "rl_plots.py": ["--quick", "--out", "{tmp}"],
+    "timing_examples.py": ["{tmp}"],  # the timeline figure and trace go there
+}
 # Files that run scripts build without naming them: the SDK project (make builds all of
 # it) and the rl package's DPU program (built by rl.trainer in the RL tutorial).
 BUILT_BY_SCRIPTS = {

@@ -39,3 +39,29 @@ with pim.DpuSet(NR_DPUS) as dpus:
     print(f"kernel: {estimate.seconds * 1e3:.3f} ms on hardware (modelled, "
           f"{int(estimate.cycles.max())} cycles at {estimate.clock_hz / 1e6:.0f} MHz)")
 # [end-phases]
+
+# [start-breakdown]
+HISTOGRAM = pim.build_program("benchmarks/timing/workloads.c", nr_tasklets=16,
+                              defines={"WORKLOAD_HISTOGRAM": None}, name="histogram")
+values = np.random.default_rng(0).integers(0, 4096, 1 << 16).astype(np.uint32)
+with pim.DpuSet(1) as dpus:
+    dpus.load(HISTOGRAM)
+    dpus.broadcast("input", values)
+    dpus.broadcast("elements", np.uint32(len(values)))
+    dpus.launch(trace=True)  # also record what each tasklet does, for the timeline
+    estimate = dpus.estimate()
+    timeline = dpus.timeline(0)
+print(f"histogram of {len(values):,} values, one mutex: {estimate.seconds * 1e3:.3f} ms")
+for activity, seconds in estimate.breakdown().items():
+    print(f"  {activity:<8} {seconds * 1e3:8.3f} ms")
+print(f"{len(timeline.events)} stretches on {len(timeline.tasklets)} tasklets")
+# [end-breakdown]
+
+# [start-timeline]
+out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "_static" / "timing"
+out.mkdir(parents=True, exist_ok=True)
+timeline.save(out / "histogram_trace.json")  # open it in ui.perfetto.dev or chrome://tracing
+ax = timeline.plot(title="histogram, one mutex, 16 tasklets: DPU 0")
+ax.set_xlim(0, 0.05)  # the first 50 microseconds
+ax.figure.savefig(out / "timeline.png", dpi=110)
+# [end-timeline]
