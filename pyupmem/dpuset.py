@@ -478,15 +478,16 @@ class DpuGroup(_Transfers, _Control):
             raise ArgumentValueError(
                 f"timeline(dpu={dpu}): this set has DPUs 0 to {self._count - 1}"
             )
-        events = (C.emu_trace_event * 4096)()
         count, dropped = ctypes.c_uint32(), ctypes.c_uint32()
-        self._check(
-            lib.dpu_emu_trace_events(  # type: ignore[attr-defined]
-                self._dpu_structs()[dpu], events, len(events), ctypes.byref(count),
-                ctypes.byref(dropped),
-            ),
-            "dpu_emu_trace_events",
-        )
+        target = self._dpu_structs()[dpu]
+        for capacity in (0, None):  # how many, then all of them
+            events = (C.emu_trace_event * (capacity if capacity is not None else count.value))()
+            self._check(
+                lib.dpu_emu_trace_events(  # type: ignore[attr-defined]
+                    target, events, len(events), ctypes.byref(count), ctypes.byref(dropped)
+                ),
+                "dpu_emu_trace_events",
+            )
         mhz = ctypes.c_uint32()
         self._check(lib.dpu_emu_clock_mhz(self._c, ctypes.byref(mhz)), "dpu_emu_clock_mhz")  # type: ignore[attr-defined]
         return Timeline(

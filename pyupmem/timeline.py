@@ -39,7 +39,7 @@ class Timeline:
         dpu: the DPU's index in the set it was read from.
         clock_hz: the modelled clock, to turn cycles into seconds.
         events: the stretches, in the order the emulator recorded them.
-        dropped: stretches the DPU could not keep (it keeps 4,096 per launch); the
+        dropped: stretches the DPU could not keep (it keeps 16,384 per launch); the
             timeline then ends early.
     """
 

@@ -43,7 +43,7 @@ with pim.DpuSet(NR_DPUS) as dpus:
 # [start-breakdown]
 HISTOGRAM = pim.build_program("benchmarks/timing/workloads.c", nr_tasklets=16,
                               defines={"WORKLOAD_HISTOGRAM": None}, name="histogram")
-values = np.random.default_rng(0).integers(0, 4096, 1 << 16).astype(np.uint32)
+values = np.random.default_rng(0).integers(0, 4096, 1 << 12).astype(np.uint32)
 with pim.DpuSet(1) as dpus:
     dpus.load(HISTOGRAM)
     dpus.broadcast("input", values)
@@ -54,7 +54,8 @@ with pim.DpuSet(1) as dpus:
 print(f"histogram of {len(values):,} values, one mutex: {estimate.seconds * 1e3:.3f} ms")
 for activity, seconds in estimate.breakdown().items():
     print(f"  {activity:<8} {seconds * 1e3:8.3f} ms")
-print(f"{len(timeline.events)} stretches on {len(timeline.tasklets)} tasklets")
+print(f"timeline: {len(timeline.events)} stretches on {len(timeline.tasklets)} tasklets, "
+      f"{timeline.dropped} dropped")
 # [end-breakdown]
 
 # [start-timeline]
@@ -65,3 +66,22 @@ ax = timeline.plot(title="histogram, one mutex, 16 tasklets: DPU 0")
 ax.set_xlim(0, 0.05)  # the first 50 microseconds
 ax.figure.savefig(out / "timeline.png", dpi=110)
 # [end-timeline]
+
+# [start-environment]
+import os  # noqa: E402
+import subprocess  # noqa: E402
+
+HOST = """
+import numpy as np, pyupmem as pim
+program = pim.build_program("docs/examples/vecadd.c", nr_tasklets=16)
+with pim.DpuSet(4) as dpus:
+    dpus.load(program)
+    dpus.broadcast("nr_bytes", np.uint32(4096))
+    dpus.scatter(pim.DPU_MRAM_HEAP_POINTER_NAME, np.ones((4, 2048), np.int32))
+    dpus.launch()
+    dpus.gather(pim.DPU_MRAM_HEAP_POINTER_NAME, np.int32, 1024, offset=8192)
+"""
+result = subprocess.run([sys.executable, "-c", HOST], capture_output=True, text=True,
+                        env={**os.environ, "PYUPMEM_EMU_TIMING": "1"}, check=True)
+print(result.stderr, end="")
+# [end-environment]

@@ -18,7 +18,7 @@
 #define EMU_FAULT_SIZE 1024u
 #define EMU_ZYGOTE_FLAG "--pyupmem-zygote"
 #define EMU_WARNED_SLOTS 256u /* source lines already warned about, per allocation */
-#define EMU_TRACE_EVENTS 4096u /* timeline events a traced launch keeps per DPU */
+#define EMU_TRACE_EVENTS 16384u /* timeline events a traced launch keeps per DPU */
 
 /* What a tasklet's modelled time goes to (the estimate's breakdown, the timeline). */
 enum emu_activity {
