@@ -79,5 +79,18 @@ for _ in timer.repetitions(10):
     with timer.phase(pim.DPU_CPU):  # DPUs to host
         y = dpus.gather(HEAP, np.int32, per_dpu)
 print(timer.table(title=f"y = 3x + b on {nr_dpus} DPUs, {n:,} values"))
-dpus.free()
 # [end-timing]
+
+# [start-estimate]
+dpus.launch(trace=True)  # trace: also record what each tasklet does, in modelled time
+estimate = dpus.estimate()
+print(f"on hardware: {estimate.seconds * 1e3:.3f} ms for the slowest of "
+      f"{len(estimate.cycles)} DPUs")
+for activity, seconds in estimate.breakdown().items():  # the slowest DPU, per tasklet
+    print(f"  {activity:<8} {seconds * 1e3:7.3f} ms")
+timeline = dpus.timeline(0)  # DPU 0's tasklets; timeline.save("t.json") for Perfetto
+dma = sum(e.end - e.start for e in timeline.events if e.activity == "dma")
+print(f"DPU 0: {len(timeline.events)} stretches, tasklets wait for DMA "
+      f"{dma / (16 * timeline.cycles):.0%} of the time")
+dpus.free()
+# [end-estimate]
