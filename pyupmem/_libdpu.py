@@ -435,6 +435,7 @@ EXTENSIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
     "dpu_emu_transfer_seconds": (c_double, (c_uint32, c_uint64, c_uint32, c_uint32)),
     # the set's last launch on hardware: seconds in all, and of them the launch's own cost
     "dpu_emu_kernel_seconds": (dpu_error_t, (dpu_set_t, POINTER(c_double), POINTER(c_double))),
+    "dpu_emu_launch_overhead_seconds": (c_double, (c_uint32,)),
     # each DPU's last launch per tasklet (EMU_MAX_TASKLETS entries per DPU, see
     # emu_tasklet_times); whether the next launches record a timeline; one DPU's timeline
     "dpu_emu_tasklet_times": (dpu_error_t, (dpu_set_t, POINTER(c_uint32), c_void_p)),

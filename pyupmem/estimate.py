@@ -153,3 +153,15 @@ def transfer_seconds(kind: str, bytes_per_dpu: int, nr_dpus: int) -> float:
     return float(
         _model().dpu_emu_transfer_seconds(_TRANSFER_KINDS[kind], bytes_per_dpu, per_rank, ranks)
     )
+
+
+def launch_seconds(nr_dpus: int) -> float:
+    """What a launch of ``nr_dpus`` DPUs costs on hardware beyond the slowest DPU's cycles
+    (booting the DPUs and polling them until they finish; ranks of 64 in parallel).
+
+    Raises:
+        ValueError: ``nr_dpus`` is below 1.
+    """
+    if nr_dpus < 1:
+        raise ValueError(f"a launch needs nr_dpus >= 1, not {nr_dpus}")
+    return float(_model().dpu_emu_launch_overhead_seconds(min(nr_dpus, DPUS_PER_RANK)))

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rl {demo,collect,train,evaluate,quality}``.
+"""Command line: ``python -m rl {demo,collect,train,evaluate,quality,map}``.
 
 * ``demo``: collect one million random-policy transitions of FrozenLake, train
   Q-learning on the DPUs (emulated ones when there is no UPMEM hardware), evaluate the
@@ -10,6 +10,8 @@
 * ``evaluate TABLE``: rate a saved table's greedy policy against the optimal one.
 * ``quality``: the project's quality check: FrozenLake 4x4, Taxi and CliffWalking, one
   million random-policy transitions each, FP32 and INT32 with the default settings.
+* ``map WORKLOAD``: search the fastest mapping of a DNN layer or a PrIM-style kernel on
+  DPUs (:mod:`rl.mapping`).
 
 Every command takes ``-h``. Errors in the input or the options (an unknown environment,
 a dataset that does not fit its table, an option out of range ...) print one line naming
@@ -34,6 +36,7 @@ from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
 from .envs import canonical_env_id, known_env_ids
 from .layouts import LAYOUTS
+from .mapping import cli as mapping_cli
 from .reference import ALGORITHMS, FORMATS
 from .trainer import DEFAULTS, TABLE_PLACEMENTS, Trainer, TrainResult
 
@@ -460,6 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=int, default=1000)
     _trainer_options(p)
     p.set_defaults(func=_cmd_quality)
+
+    mapping_cli.add_parser(sub)
     return parser
 
 

@@ -185,12 +185,14 @@ def test_transfer_bandwidth_grows_with_the_dpus_of_a_rank():
         pim.estimate.transfer_seconds("copy", 8, 1)
 
 
-def test_every_parallel_transfer_call_has_a_fixed_cost():
-    for kind in ("scatter", "gather", "broadcast"):
+def test_every_transfer_call_has_a_fixed_cost():
+    for kind in ("scatter", "gather", "broadcast", "write", "read"):
         assert pim.estimate.transfer_seconds(kind, 8, 64) >= 0.1e-3
-    # one DPU at a time (dpu_copy_from) runs at the single-DPU rate, no fixed cost
-    assert pim.estimate.transfer_seconds("read", 8, 1) == pytest.approx(8 / 0.12e9)
-    assert pim.estimate.transfer_seconds("read", 8, 64) == pytest.approx(64 * 8 / 0.12e9)
+    # one DPU at a time (dpu_copy_from) runs at the single-DPU rate, a call per DPU
+    assert pim.estimate.transfer_seconds("read", 8, 1) == pytest.approx(0.1e-3 + 8 / 0.12e9)
+    assert pim.estimate.transfer_seconds("read", 8, 64) == pytest.approx(
+        64 * (0.1e-3 + 8 / 0.12e9)
+    )
 
 
 def test_a_launch_costs_booting_and_polling_per_control_interface():

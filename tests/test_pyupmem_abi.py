@@ -217,6 +217,7 @@ def test_library_exports_every_function() -> None:
         "dpu_emu_phase_seconds",
         "dpu_emu_transfer_seconds",
         "dpu_emu_kernel_seconds",
+        "dpu_emu_launch_overhead_seconds",
         "dpu_emu_tasklet_times",
         "dpu_emu_trace",
         "dpu_emu_trace_events",

@@ -165,6 +165,8 @@ char *dpu_error_to_string(dpu_error_t status);
  *   by the DPUs of the busiest rank and the ranks taking part; -1 for an unknown kind;
  * - dpu_emu_kernel_seconds: the set's last launch on hardware, in all and of it the
  *   launch's own cost (booting, polling);
+ * - dpu_emu_launch_overhead_seconds: that cost for a launch whose busiest rank has
+ *   dpus_per_rank DPUs;
  * - dpu_emu_tasklet_times: each DPU's last launch per tasklet: 24 entries per DPU of
  *   struct {uint64_t cycles[3] (compute, DMA, waits); uint64_t instructions;}, and the
  *   tasklets used in nr_tasklets[i];
@@ -182,6 +184,7 @@ dpu_error_t dpu_emu_phase_seconds(struct dpu_set_t dpu_set, double *emulated, do
 double dpu_emu_transfer_seconds(uint32_t kind, uint64_t bytes_per_dpu, uint32_t dpus_per_rank,
                                 uint32_t nr_ranks);
 dpu_error_t dpu_emu_kernel_seconds(struct dpu_set_t dpu_set, double *seconds, double *launch_seconds);
+double dpu_emu_launch_overhead_seconds(uint32_t dpus_per_rank);
 dpu_error_t dpu_emu_tasklet_times(struct dpu_set_t dpu_set, uint32_t *nr_tasklets, void *times);
 dpu_error_t dpu_emu_trace(struct dpu_set_t dpu_set, bool enable);
 dpu_error_t dpu_emu_trace_events(struct dpu_set_t dpu_set, void *events, uint32_t capacity,

@@ -13,12 +13,11 @@
  *   with the DPUs of it that take part (the host's cache lines are spread over the
  *   rank's chips): 1.6 GB/s to 4 DPUs on hardware. Between 1, 4 and 64 DPUs the rate is
  *   interpolated on log-log axes, in both directions by the same shape;
- * - a parallel or broadcast call costs a fixed 0.1 ms on hardware even for a few bytes
- *   (set from hardware measurements of PrIM workloads); each further rank adds 12 us to
- *   the DPUs and 25 us from them, and all ranks together move at most 22.6 and 11.0 GB/s
- *   (SDK 2023.2 measured on 32 ranks, upmem-sdk-light's results). A copy to or from one
- *   DPU (serial) runs at the single-DPU rate with no fixed cost, which matched hardware
- *   within 10-13%;
+ * - every transfer call costs a fixed 0.1 ms on hardware even for a few bytes (set from
+ *   hardware measurements of PrIM workloads); each further rank adds 12 us to the DPUs and
+ *   25 us from them, and all ranks together move at most 22.6 and 11.0 GB/s (SDK 2023.2
+ *   measured on 32 ranks, upmem-sdk-light's results). A copy to or from one DPU (serial)
+ *   runs at the single-DPU rate, which matched hardware within 10-13%;
  * - a launch costs 79 us plus 21 us per control interface (8 DPUs) of its busiest rank,
  *   ranks in parallel: booting the DPUs and polling them until they finish, one query per
  *   control interface; 0.1 ms for one DPU, 0.25 ms for a rank of 64, the range measured
@@ -73,8 +72,8 @@ double emu_transfer_seconds(enum emu_transfer kind, uint64_t bytes_per_dpu, uint
     double bytes = (double)bytes_per_dpu, dpus = (double)dpus_per_rank;
     double extra_ranks = nr_ranks > 1 ? nr_ranks - 1 : 0;
     switch (kind) {
-    case EMU_XFER_SERIAL_TO: return bytes / TO_ONE;
-    case EMU_XFER_SERIAL_FROM: return bytes / FROM_ONE;
+    case EMU_XFER_SERIAL_TO: return CALL_SECONDS + bytes / TO_ONE;
+    case EMU_XFER_SERIAL_FROM: return CALL_SECONDS + bytes / FROM_ONE;
     case EMU_XFER_PARALLEL_TO: {
         double rank = dpus * bytes / rank_rate(TO_ONE, TO_RANK, dpus_per_rank);
         double host = dpus * nr_ranks * bytes / HOST_TO;
