@@ -59,7 +59,8 @@ print(f"timeline: {len(timeline.events)} stretches on {len(timeline.tasklets)} t
 # [end-breakdown]
 
 # [start-timeline]
-out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "_static" / "timing"
+static = Path(__file__).parent.parent / "_static" / "timing"
+out = Path(sys.argv[1]) if len(sys.argv) > 1 else static
 out.mkdir(parents=True, exist_ok=True)
 timeline.save(out / "histogram_trace.json")  # open it in ui.perfetto.dev or chrome://tracing
 ax = timeline.plot(title="histogram, one mutex, 16 tasklets: DPU 0")

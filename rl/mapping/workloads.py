@@ -158,7 +158,9 @@ class FullyConnected(_OneDpuWorkload):
             rows, cols = self.rows, self.cols // dpus
         row_bytes = cols * item
         if row_bytes % block:
-            raise InvalidMapping(f"a row share of {row_bytes} bytes is not whole {block}-byte blocks")
+            raise InvalidMapping(
+                f"a row share of {row_bytes} bytes is not whole {block}-byte blocks"
+            )
         per_launch = mapping.get("per_launch", 1)
         needed = rows * row_bytes + per_launch * row_bytes + rows * BATCH_MAX * 4
         if needed > MRAM_BYTES:
