@@ -33,8 +33,8 @@ do); a symbol named like a method (``copy``, ``log`` ...) is reached through
 :meth:`DpuSet.copy` only.
 """
 
+from . import driver as _driver
 from .driver import (
-    ALLOCATE_ALL,
     DpuContext,
     DpuError,
     DpuProgram,
@@ -42,6 +42,10 @@ from .driver import (
     DpuSymbol,
     DpuVariable,
 )
+
+ALLOCATE_ALL = _driver.ALLOCATE_ALL
+"""``nr_dpus`` or ``nr_ranks`` that allocates every available DPU or rank (from
+:mod:`~pyupmem.sdk_compat.driver`, as in the SDK's ``dpu``)."""
 
 SUBMODULES = ("compiler", "driver", "ffi")
 """The submodules, named as the SDK's (``dpu.driver`` ...)."""

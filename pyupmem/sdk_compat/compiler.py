@@ -1,7 +1,7 @@
 """The SDK's ``dpu.compiler``: compile DPU C sources with ``dpu-upmem-dpurte-clang``.
 
 As in the SDK, :meth:`Compiler.compile` runs the compiler once and raises
-:class:`subprocess.CalledProcessError` when it fails. :data:`DEFAULT_DPU_COMPILER` is the
+:class:`subprocess.CalledProcessError` when it fails. ``DEFAULT_DPU_COMPILER`` is the
 compiler of pyupmem's active backend (the emulator's, or the SDK's), looked up on first use.
 """
 

@@ -15,14 +15,26 @@ from typing import Any
 
 from pyupmem import _libdpu as C
 
+# What this module defines; the struct and constant names are pyupmem._libdpu's, under the
+# SDK's names (documented there), and the functions are the backend's.
+__all__ = ["PYTHON_HELPERS", "struct_dpu_program_t"]
+
 dpu_error_t = C.dpu_error_t
+"""``dpu_error_t``: a libdpu status (``DPU_OK``, ``DPU_ERR_*``)."""
 struct_dpu_set_t = C.dpu_set_t
+"""``struct dpu_set_t``: a set of DPUs, a rank or one DPU."""
 struct_dpu_symbol_t = C.dpu_symbol_t
+"""``struct dpu_symbol_t``: a symbol's address and size."""
 struct_dpu_incbin_t = C.dpu_incbin_t
+"""``struct dpu_incbin_t``: a DPU program held in memory."""
 struct_dpu_set_rank_iterator_t = C.dpu_set_rank_iterator_t
+"""``struct dpu_set_rank_iterator_t``: the state of an iteration over a set's ranks."""
 struct_dpu_set_dpu_iterator_t = C.dpu_set_dpu_iterator_t
+"""``struct dpu_set_dpu_iterator_t``: the state of an iteration over a set's DPUs."""
 dpu_set_rank_iterator_t = C.dpu_set_rank_iterator_t
+"""The typedef of ``struct dpu_set_rank_iterator_t``."""
 dpu_set_dpu_iterator_t = C.dpu_set_dpu_iterator_t
+"""The typedef of ``struct dpu_set_dpu_iterator_t``."""
 
 
 class struct_dpu_program_t(Structure):
