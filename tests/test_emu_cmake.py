@@ -73,3 +73,73 @@ def test_cmake_project_builds_and_runs_unchanged(tmp_path):
     assert "=== DPU#0x0 ===" in result.stdout
     assert "4096 values, 12 tasklets" in result.stdout
     assert "[OK] histogram of 131072 values on 32 DPUs" in result.stdout
+
+
+def _configure_dpu_project(tmp_path: Path, *args: str) -> tuple[dict[str, str], str]:
+    """Configure and build a one-file DPU project with the layout's dpu.cmake; returns its
+    CMake cache (name to value) and the verbose build's output."""
+    cmake = _cmake()
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16...4.0)\nproject(k C)\nadd_executable(k k.c)\n"
+    )
+    (source / "k.c").write_text(
+        "#include <defs.h>\n__host unsigned tasklets = NR_TASKLETS;\nint main(void) { return 0; }\n"
+    )
+    build = tmp_path / "build"
+    toolchain = emulator().upmem_home / "share" / "upmem" / "cmake" / "dpu.cmake"
+    configure = subprocess.run(
+        [cmake, "-S", str(source), "-B", str(build), f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    built = subprocess.run(
+        [cmake, "--build", str(build), "--verbose"], capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    cache = {}
+    for line in (build / "CMakeCache.txt").read_text().splitlines():
+        if ":" in line and "=" in line and not line.startswith(("#", "//")):
+            key, value = line.split("=", 1)
+            cache[key.split(":")[0]] = value
+    return cache, built.stdout
+
+
+def test_dpu_toolchain_caches_no_nr_tasklets_and_builds_with_the_sdks_flags(tmp_path):
+    cache, output = _configure_dpu_project(tmp_path)
+    assert "NR_TASKLETS" not in cache  # the SDK's dpu.cmake declares none
+    if not Path("/sys/class/dpu_rank/dpu_rank0/dpu_chip_id").exists():
+        assert cache["CMAKE_C_FLAGS"] == "-mcpu=v1A -g"  # the SDK's default chip: v1A
+    assert "-mcpu=" in output and " -g " in f"{output} "
+
+
+def test_dpu_toolchain_takes_a_projects_chip_version(tmp_path):
+    cache, output = _configure_dpu_project(tmp_path, "-DCHIP_VERSION=v1B")
+    assert cache["CMAKE_C_FLAGS"] == "-mcpu=v1B -g"
+    assert "-mcpu=v1B" in output
+
+
+def test_dpu_host_cmake_sets_the_sdks_variables(tmp_path):
+    script = tmp_path / "print.cmake"
+    host = emulator().upmem_home / "share" / "upmem" / "cmake" / "include" / "host"
+    names = [
+        "DPU_HOST_PACKAGE_DIR",
+        "DPU_HOST_LIBRARIES",
+        "DPU_HOST_INCLUDE_DIRECTORIES",
+        "DPU_HOST_LINK_DIRECTORIES",
+    ]
+    script.write_text(
+        f'include("{host / "DpuHost.cmake"}")\n'
+        + "".join(f'message("{name}=${{{name}}}")\n' for name in names)
+    )
+    result = subprocess.run([_cmake(), "-P", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    values = dict(line.split("=", 1) for line in result.stderr.splitlines() if "=" in line)
+    home = emulator().upmem_home
+    assert Path(values["DPU_HOST_PACKAGE_DIR"]) == home
+    assert values["DPU_HOST_LIBRARIES"] == "dpu"
+    assert Path(values["DPU_HOST_INCLUDE_DIRECTORIES"]) == home / "include" / "dpu"
+    assert (Path(values["DPU_HOST_INCLUDE_DIRECTORIES"]) / "dpu.h").is_file()
+    assert (Path(values["DPU_HOST_LINK_DIRECTORIES"]) / "libdpu.so").exists()

@@ -274,7 +274,14 @@ def build(force: bool = False) -> Emulator:
             compiler,
             emulator.libdpu,
             sorted((src / "host").glob("*.c")),
-            [f"-I{SOURCE_DIR / 'include' / 'host'}", "-Wl,-soname,libdpu.so", "-lpthread", "-lm"],
+            # -ldl: the Py_dpu_* helpers look Python's C API up in the running process.
+            [
+                f"-I{SOURCE_DIR / 'include' / 'host'}",
+                "-Wl,-soname,libdpu.so",
+                "-lpthread",
+                "-lm",
+                "-ldl",
+            ],
         )
         runtime = sorted((src / "runtime").glob("*.c"))
         if platform.machine() in ("x86_64", "AMD64"):

@@ -5,8 +5,13 @@ and exits with 1 on the first wrong result."""
 import io
 import os
 import struct
+import subprocess
 import sys
+import tempfile
 
+import dpu.compiler as dpu_compiler
+import dpu.driver as dpu_driver
+import dpu.ffi as dpu_ffi
 from dpu import ALLOCATE_ALL, DpuError, DpuSet, DpuSymbol
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,6 +33,17 @@ def expect_error(name, action):
         print(f"check {name}: ok ({str(error).splitlines()[0][:70]})")
         return
     print(f"check {name}: FAILED (no DpuError)")
+    sys.exit(1)
+
+
+def expect_compile_error(name, action, says):
+    """The SDK's compiler runs with check=True: a failed compile is a CalledProcessError."""
+    try:
+        action()
+    except subprocess.CalledProcessError as error:
+        check(f"{name} ({error.returncode})", error.returncode != 0 and says in error.stderr)
+        return
+    print(f"check {name}: FAILED (no CalledProcessError)")
     sys.exit(1)
 
 
@@ -128,10 +144,35 @@ def main():
             and dpus.dpus()[1].answer.int32() == 42,
         )
     expect_error("nr_dpus and nr_ranks", lambda: DpuSet(nr_dpus=1, nr_ranks=1))
-    expect_error(
+    expect_compile_error(
         "compile error",
         lambda: DpuSet(nr_dpus=1, c_source=io.StringIO("int main(void) { return x; }")),
+        "undeclared",
     )
+    expect_compile_error(
+        "missing source file",
+        lambda: DpuSet(nr_dpus=1, c_source="no_such_kernel.c"),
+        "no_such_kernel.c",
+    )
+    check("submodules", dpu_driver.DpuSet is DpuSet and dpu_driver.DpuError is DpuError)
+    check("ffi constants", dpu_ffi.DPU_ALLOCATE_ALL == ALLOCATE_ALL and dpu_ffi.DPU_OK == 0)
+    with tempfile.TemporaryDirectory() as folder:
+        # the SDK's way to build a binary: its compiler, then DpuSet(binary=...)
+        binary = os.path.join(folder, "kernel.dpu")
+        done = dpu_compiler.DEFAULT_DPU_COMPILER.compile(
+            [KERNEL], output=binary, opt_lvl=dpu_compiler.O2
+        )
+        check("compiler", done.returncode == 0 and os.path.isfile(binary))
+        with DpuSet(nr_dpus=2, binary=binary) as pair:
+            names = pair.load(binary=binary).fetch_all_symbols()
+            check("fetch_all_symbols", {"factor", "result", "buffer"} <= set(names))
+            check("symbol sizes", names["result"].size() == 8 and names["buffer"].size() == 4 * N)
+            pair.factor = words(2)
+            pair.copy("buffer", [words(*[d + i for i in range(N)]) for d in range(2)])
+            pair.copy("crash", words(0))
+            pair.exec()
+            sums = [2 * sum(d + i for i in range(N)) for d in range(2)]
+            check("binary runs", pair.result.uint64() == sums)
     with DpuSet(nr_dpus=ALLOCATE_ALL, profile="nrRanks=2") as everything:
         check("ALLOCATE_ALL", len(everything) == 128 and len(everything.ranks()) == 2)
     with DpuSet(nr_ranks=1, profile="nrRanks=2") as rank:

@@ -1,56 +1,31 @@
-"""The UPMEM SDK's Python API (its module ``dpu``), built on :class:`pyupmem.DpuSet`.
+"""The SDK's ``dpu.driver``: :class:`DpuSet` and the classes around it, on
+:class:`pyupmem.DpuSet`.
 
-Scripts written for the SDK's Python module run unchanged on pyupmem's emulator::
-
-    from dpu import ALLOCATE_ALL, DpuError, DpuSet
-
-    with DpuSet(nr_dpus=4, c_source="kernel.c") as dpus:
-        dpus.copy("input", bytearray(64))       # the same bytes to every DPU
-        dpus.exec(log=sys.stdout)               # run, then print each DPU's log
-        print(dpus.result.uint32())             # a symbol as an attribute: one value per DPU
-
-``python -m pyupmem env`` makes ``import dpu`` find this module (through a small package
-``dpu`` in the emulator's build folder that it puts first on ``PYTHONPATH``), but only when
-the emulator is the selected backend: with UPMEM's SDK selected, ``dpu`` stays the SDK's
-own module. Without ``env``, ``from pyupmem.sdk_compat import DpuSet`` gives the same API.
-
-The names and their behaviour follow the SDK's module:
-
-- :class:`DpuSet` ``(nr_dpus=None, nr_ranks=None, profile='', binary=None, c_source=None,
-  asm_source=None, log=None, async_mode=False)`` allocates (every DPU by default), then
-  loads a binary or compiles and loads C sources;
-- :meth:`DpuSet.copy` moves bytes between a host buffer (a ``bytearray``: the same bytes
-  to every DPU; or a list of them, one per DPU, ``None`` to skip one) and a DPU symbol;
-- :meth:`DpuSet.exec` launches and writes the DPUs' logs to the streams given;
-- a loaded program's symbols are attributes: reading one gives a :class:`DpuVariable`,
-  assigning one copies to the DPUs;
-- every failure raises :class:`DpuError`, whose message names the problem and the fix
-  (pyupmem's own exception is its ``__cause__``).
-
-Differences, all of them things the emulator cannot do: DPU assembly (``asm_source``)
-and checkpoints (:class:`DpuContext`, ``checkpoint``/``restore``) raise :class:`DpuError`;
-transfers are synchronous even in asynchronous mode (they wait for a running launch first,
-as the SDK's queued transfers do); :meth:`DpuProgram.fetch_all_symbols` lists the symbols
-looked up so far; a symbol named like a method (``copy``, ``log`` ...) is reached through
-:meth:`DpuSet.copy` only.
+Every failure of a DPU operation raises :class:`DpuError` (pyupmem's own exception is its
+``__cause__``); a failed compilation of ``c_source`` raises
+:class:`subprocess.CalledProcessError`, as the SDK's :mod:`dpu.compiler` does.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from pyupmem import _libdpu as C
-from pyupmem.build import build_program
+from pyupmem.build import build_program, is_source_text
 from pyupmem.dpuset import Dpu, Rank
 from pyupmem.dpuset import DpuSet as _PimSet
-from pyupmem.errors import DpuProgramError, DpuSymbolError, PyUpmemError
+from pyupmem.errors import CompileError, DpuProgramError, DpuSymbolError, PyUpmemError
 from pyupmem.program import Program, Symbol
+
+from . import compiler, ffi
 
 __all__ = [
     "ALLOCATE_ALL",
@@ -169,7 +144,9 @@ class DpuProgram:
         return found
 
     def fetch_all_symbols(self) -> dict[str, DpuSymbol]:
-        """The symbols looked up so far (the SDK lists every symbol; libdpu cannot)."""
+        """Every symbol of the program, by name (libdpu's ``Py_dpu_get_symbol_names``)."""
+        for name in ffi.Py_dpu_get_symbol_names(self._loaded._handle):
+            self.get_symbol(name)
         return self.symbols
 
 
@@ -279,7 +256,8 @@ class DpuSet:
 
     Raises:
         DpuError: the allocation failed, both ``nr_dpus`` and ``nr_ranks`` were given, or
-            the program could not be built or loaded.
+            the program could not be loaded.
+        subprocess.CalledProcessError: ``c_source`` does not compile.
     """
 
     def __init__(
@@ -430,8 +408,10 @@ class DpuSet:
             The loaded program.
 
         Raises:
-            DpuError: not exactly one of binary and sources was given, the sources do not
-                compile, or the program cannot be loaded.
+            DpuError: not exactly one of binary and sources was given, or the program cannot
+                be loaded.
+            subprocess.CalledProcessError: the sources do not compile (the compiler's
+                messages are in its ``stderr``), as with the SDK.
         """
         if (binary is None) == (c_source is None and asm_source is None):
             raise DpuError(
@@ -461,22 +441,36 @@ class DpuSet:
     def _compile(self, c_source: Any) -> Program:
         items = c_source if isinstance(c_source, list) else [c_source]
         sources: list[str] = []
+        missing: list[str] = []
         for item in items:
             if hasattr(item, "read"):
                 sources.append(_as_text(item.read()))
-            elif isinstance(item, os.PathLike) or (isinstance(item, str) and os.path.isfile(item)):
-                sources.append(os.fspath(item))
-            elif isinstance(item, str) and ("\n" in item or ";" in item or "{" in item):
+            elif isinstance(item, str) and is_source_text(item):
                 sources.append(_as_text(item))
+            elif isinstance(item, str | os.PathLike):
+                path = os.fspath(item)
+                (sources if os.path.isfile(path) else missing).append(path)
             else:
                 raise DpuError(
-                    f"no C source file {item!r}: c_source is a path to a C file, C source "
-                    "text, a file object, or a list of them"
+                    f"c_source cannot be a {type(item).__name__}: give a path to a C file, "
+                    "C source text, a file object, or a list of them"
                 )
-        with _translated():
-            return build_program(
-                sources, nr_tasklets=_NR_TASKLETS, opt_level=2, backend=self._node.backend
-            )
+        if missing:
+            with _translated():
+                _compile_missing(missing)
+        try:
+            with _translated():
+                return build_program(
+                    sources, nr_tasklets=_NR_TASKLETS, opt_level=2, backend=self._node.backend
+                )
+        except DpuError as error:
+            cause = error.__cause__
+            if not isinstance(cause, CompileError):
+                raise
+            # The SDK's compiler runs with check=True: its failure is a CalledProcessError.
+            raise subprocess.CalledProcessError(
+                cause.returncode, cause.command, output="", stderr=cause.output
+            ) from cause
 
     # ------------------------------------------------------------------ symbols
 
@@ -725,6 +719,16 @@ class DpuSet:
     ) -> None:
         """Restore a DPU's state (raises :class:`DpuError`: the emulator cannot)."""
         raise _no_checkpoints()
+
+
+def _compile_missing(paths: list[str]) -> None:
+    """Hand paths that name no file to the compiler, as the SDK does, which fails on them
+    with a :class:`subprocess.CalledProcessError` naming the file."""
+    with tempfile.TemporaryDirectory() as folder:
+        compiler.default_compiler().compile(
+            paths, output=os.path.join(folder, "main.dpu"), opt_lvl=compiler.O2
+        )
+    raise DpuError(f"no C source file {paths[0]!r}")  # the compiler accepted it after all
 
 
 def _as_text(source: str | bytes) -> str:
