@@ -208,8 +208,12 @@ def _foreign_data(module_name: str) -> list[str]:
 def write_api_pages(app=None) -> None:
     API_DIR.mkdir(parents=True, exist_ok=True)
     wanted = {}
+    import importlib
+
     for name in api_modules():
-        if "." not in name:
+        module = importlib.import_module(name)
+        if "." not in name or (hasattr(module, "__path__") and hasattr(module, "__all__")):
+            # a package that re-exports names from its modules, documented there
             text = _package_page(name)
         else:
             text = "\n".join(_title(name) + [f".. automodule:: {name}", ""] + _foreign_data(name))

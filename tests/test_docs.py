@@ -258,7 +258,8 @@ def _top_level_names(module_name: str) -> list[str]:
 
 
 def _defined_in(package: str, name: str) -> str | None:
-    for module_name in _modules(package)[1:]:
+    inside = [m for m in _modules(package.split(".")[0]) if m.startswith(package + ".")]
+    for module_name in inside:
         tree = ast.parse(Path(importlib.import_module(module_name).__file__).read_text())
         for node in tree.body:
             found = []
@@ -295,10 +296,14 @@ def test_every_public_name_is_in_the_api_reference(built_docs: Path, package: st
         if module_name not in documented:
             missing.append(f"module {module_name}")
         module = importlib.import_module(module_name)
+        # a package that re-exports names from its modules (an __all__): documented there
+        reexports = module_name == package or (
+            hasattr(module, "__path__") and hasattr(module, "__all__")
+        )
         for name in _top_level_names(module_name):
-            if module_name == package:  # re-exported: documented where it is defined
-                home = _defined_in(package, name)
-                target = f"{home}.{name}" if home else f"{package}.{name}"
+            if reexports:
+                home = _defined_in(module_name, name)
+                target = f"{home}.{name}" if home else f"{module_name}.{name}"
             else:
                 target = f"{module_name}.{name}"
             if target not in documented:

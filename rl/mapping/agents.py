@@ -133,7 +133,7 @@ class SingleAgent(Agent):
 def correlation_clusters(space: Space, samples: list[Evaluation],
                          threshold: float = 0.3) -> list[list[str]]:
     """Parameters clustered by how their values correlate among the better half of the
-    sampled mappings (Spearman-like: on value indices), joined where |correlation| is
+    sampled mappings (Spearman-like: on value indices), joined where the absolute correlation is
     above ``threshold`` (single linkage). Parameters with one value each stay alone."""
     names = space.names
     if len(samples) < 4:
@@ -247,6 +247,7 @@ AGENT_CLASSES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "exhaustive": ExhaustiveAgent,
 }
+"""The agent class of each CLI name (:data:`AGENTS`)."""
 
 
 @dataclass(frozen=True)

@@ -21,20 +21,29 @@ from typing import Any
 
 import numpy as np
 
+import pyupmem
 import pyupmem as pim
 
 from .environment import InvalidMapping, Workload
 from .space import Parameter, Space
 
 PROGRAMS = Path(__file__).resolve().parent.parent.parent / "dpu_programs" / "mapping"
+"""The folder of the built-in workloads' DPU programs."""
 HEAP = pim.DPU_MRAM_HEAP_POINTER_NAME
+"""The symbol of the MRAM heap, where the programs keep their data."""
 MRAM_BYTES = 64 << 20
-BATCH_MAX = 16  # sums per row that fc.c writes
-LOADED_VARIANTS = 8  # variants kept loaded, one DPU each (each takes a rank of the system)
+"""One DPU's MRAM."""
+BATCH_MAX = 16
+"""The most input vectors ``fc.c`` takes per launch (it writes that many sums per row)."""
+LOADED_VARIANTS = 8
+"""Program variants a workload keeps loaded, one DPU each (each takes a rank)."""
 
 DPUS = (64, 128, 256, 512, 1024, 2048, 2560)
+"""The DPU counts of the built-in spaces: one rank to a full server."""
 TASKLETS = (1, 2, 4, 8, 11, 16, 24)
+"""The tasklet counts of the built-in spaces (11 saturates the pipeline; 24 is v1A's most)."""
 BLOCKS = (64, 128, 256, 512, 1024, 2048)
+"""The DMA block sizes of the built-in spaces, in bytes (2,048 is a DMA's most)."""
 
 
 def _phases(cpu_dpu: float, kernel: float, dpu_cpu: float) -> dict[str, float]:
@@ -58,9 +67,9 @@ class _OneDpuWorkload(Workload):
 
     def __init__(self, space: Space):
         super().__init__(space)
-        self._sets: dict[Path, pim.DpuSet] = {}
+        self._sets: dict[Path, pyupmem.DpuSet] = {}
 
-    def _dpu(self, tasklets: int, defines: dict[str, object]) -> tuple[Path, pim.DpuSet]:
+    def _dpu(self, tasklets: int, defines: dict[str, object]) -> tuple[Path, pyupmem.DpuSet]:
         """The loaded DPU of a variant, and the variant's binary (the pool's key)."""
         name = "-".join(f"{k}{v}" for k, v in sorted(defines.items()))
         program = pim.build_program(
@@ -76,7 +85,7 @@ class _OneDpuWorkload(Workload):
         self._sets[program.path] = dpus  # now the most recently used
         return program.path, dpus
 
-    def _launch(self, dpus: pim.DpuSet, key: Path, nr_dpus: int) -> float:
+    def _launch(self, dpus: pyupmem.DpuSet, key: Path, nr_dpus: int) -> float:
         """Runs the loaded DPU; its modelled seconds as one of ``nr_dpus`` DPUs."""
         try:
             dpus.launch()
@@ -300,7 +309,7 @@ class ProgramWorkload(Workload):
     """
 
     def __init__(self, name: str, source: str | Path, space: Space,
-                 host: Callable[[pim.DpuSet, dict[str, Any]], None],
+                 host: Callable[[pyupmem.DpuSet, dict[str, Any]], None],
                  defines: Callable[[dict[str, Any]], dict[str, object]] | None = None,
                  default: dict[str, Any] | None = None):
         for needed in ("dpus", "tasklets"):
