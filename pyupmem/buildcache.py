@@ -28,6 +28,7 @@ from pyupmem._cache import cache_dir
 from pyupmem.build import _locked, check_cached_build
 
 EntryKind = Literal["emulator", "program"]
+"""The kinds of build the cache stores: the emulator, or a compiled DPU program."""
 
 
 @dataclass(frozen=True)
