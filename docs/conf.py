@@ -24,13 +24,16 @@ release = "0.1.0"
 version = "0.1"
 
 extensions = [
-    "myst_parser",
+    # myst_nb: MyST Markdown (it loads myst_parser) and the tutorial notebook, shown with
+    # the outputs it stores (tests/test_notebook.py executes it and checks them).
+    "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
 ]
 
-source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+source_suffix = {".md": "myst-nb", ".rst": "restructuredtext", ".ipynb": "myst-nb"}
+nb_execution_mode = "off"  # the docs build runs nothing; the tests run the notebook
 root_doc = "index"
 exclude_patterns = ["_build", "examples", "tutorials/_out", "Thumbs.db", ".DS_Store"]
 

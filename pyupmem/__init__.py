@@ -17,7 +17,9 @@ Modules: :mod:`pyupmem.dpuset` (sets, programs, logs), :mod:`pyupmem.transfers`
 (moving data), :mod:`pyupmem.control` (launches, waits, stop), :mod:`pyupmem.build`
 (compiling DPU programs), :mod:`pyupmem.backend` (finding libdpu), :mod:`pyupmem.errors`,
 :mod:`pyupmem.timing`, :mod:`pyupmem.estimate` (the hardware time model's estimates),
-and :mod:`pyupmem._libdpu` (the raw ctypes layer).
+:mod:`pyupmem.buildcache` (the build cache as a whole), :mod:`pyupmem.magic` (the
+notebook cell magic ``%%dpu``: ``%load_ext pyupmem``) and :mod:`pyupmem._libdpu` (the raw
+ctypes layer).
 """
 
 from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
@@ -29,6 +31,7 @@ from pyupmem.errors import (
     ArgumentValueError,
     BackendError,
     CacheFolderError,
+    CacheWarning,
     CompileError,
     CompileWarning,
     DpuAccessError,
@@ -50,6 +53,7 @@ from pyupmem.errors import (
     UnsupportedError,
 )
 from pyupmem.estimate import KernelEstimate
+from pyupmem.magic import load_ipython_extension
 from pyupmem.program import Program, Symbol
 from pyupmem.timeline import Timeline, TimelineEvent
 from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
@@ -62,6 +66,7 @@ __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
     "CacheFolderError",
+    "CacheWarning",
     "CompileWarning",
     "DpuIndexError",
     "DpuTimeoutError",
@@ -103,4 +108,5 @@ __all__ = [
     "build_program",
     "default_backend",
     "find_backend",
+    "load_ipython_extension",
 ]

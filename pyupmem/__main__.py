@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyupmem info`` and ``python -m pyupmem env``.
+"""Command line: ``python -m pyupmem info``, ``env`` and ``cache info|verify|clear``.
 
 ``info`` prints the backend pyupmem picks, its library, the DPU compiler, and how many
 DPUs and ranks can be allocated. ``env`` prints the shell lines that put the emulator's
@@ -10,6 +10,10 @@ When the emulator is the selected backend (no UPMEM SDK found, or
 ``PYUPMEM_BACKEND=emulator``), they also set ``UPMEM_HOME`` to a folder with the SDK's
 layout (for CMake projects) and put the SDK-style Python module ``dpu``
 (:mod:`pyupmem.sdk_compat`) on ``PYTHONPATH``; with the SDK selected, those stay the SDK's.
+
+``cache info`` lists the build cache's folder, its builds and their sizes; ``cache verify``
+checks every build's recorded hashes and removes the damaged ones (exit status 1 when it
+found any); ``cache clear`` removes every build (:mod:`pyupmem.buildcache`).
 """
 
 from __future__ import annotations
@@ -23,13 +27,16 @@ from pyupmem.errors import PyUpmemError
 
 # The help is plain text: the module docstring above is reST for the documentation.
 DESCRIPTION = """\
-pyupmem's command line: which backend pyupmem finds (info), and the shell lines
-that put the emulator's toolchain on PATH (env)."""
+pyupmem's command line: which backend pyupmem finds (info), the shell lines
+that put the emulator's toolchain on PATH (env), and the build cache (cache)."""
 EPILOG = """\
 examples:
   python -m pyupmem info                 backend, library, compiler, DPUs and ranks
   python -m pyupmem info --json          the same as JSON
   eval "$(python -m pyupmem env)"        dpu-upmem-dpurte-clang and dpu-pkg-config on PATH
+  python -m pyupmem cache info           the build cache's folder, builds and sizes
+  python -m pyupmem cache verify         check every cached build, remove damaged ones
+  python -m pyupmem cache clear          remove every cached build
 
 With the emulator selected (no UPMEM SDK found, or PYUPMEM_BACKEND=emulator), env also
 sets UPMEM_HOME to a folder with the SDK's layout and puts the SDK-style Python module
@@ -86,6 +93,60 @@ def _env(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024**2:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / 1024**2:.1f} MiB"
+
+
+def _cache_info(args: argparse.Namespace) -> int:
+    from pyupmem._cache import cache_dir
+    from pyupmem.buildcache import cache_entries, cache_size
+
+    entries = cache_entries()
+    if args.json:
+        print(json.dumps({
+            "folder": str(cache_dir()),
+            "size": cache_size(),
+            "entries": [
+                {"kind": e.kind, "name": e.name, "size": e.size, "path": str(e.path)}
+                for e in entries
+            ],
+        }, indent=2))
+        return 0
+    print(f"folder:   {cache_dir()}")
+    for kind, title in (("emulator", "emulator builds"), ("program", "DPU programs")):
+        some = [e for e in entries if e.kind == kind]
+        print(f"{title}: {len(some)} ({_size(sum(e.size for e in some))})")
+        for entry in some:
+            print(f"  {entry.name:<24} {_size(entry.size):>12}  {entry.path}")
+    print(f"total:    {_size(cache_size())}")
+    return 0
+
+
+def _cache_verify(args: argparse.Namespace) -> int:
+    from pyupmem.buildcache import cache_entries, verify_cache
+
+    checked = len(cache_entries())
+    damaged = verify_cache(remove=True)
+    for entry, problem in damaged:
+        print(f"damaged {entry.kind} build {entry.path}: {problem} (removed; the next use "
+              "rebuilds it)")
+    print(f"checked {checked} builds: {len(damaged)} damaged")
+    return 1 if damaged else 0
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    from pyupmem._cache import cache_dir
+    from pyupmem.buildcache import clear_cache
+
+    freed = clear_cache()
+    print(f"removed every build from {cache_dir()} ({_size(freed)} freed)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = argparse.ArgumentParser(
@@ -105,6 +166,17 @@ def main(argv: list[str] | None = None) -> int:
         "env", help="shell lines putting the emulator's toolchain on PATH (and UPMEM_HOME)"
     )
     env.set_defaults(run=_env)
+    cache = commands.add_parser("cache", help="the build cache: info, verify, clear")
+    actions = cache.add_subparsers(dest="action", required=True)
+    cache_info = actions.add_parser("info", help="the cache's folder, builds and sizes")
+    cache_info.add_argument("--json", action="store_true", help="print JSON")
+    cache_info.set_defaults(run=_cache_info)
+    actions.add_parser(
+        "verify", help="check every build's hashes; remove damaged builds (exit 1 if any)"
+    ).set_defaults(run=_cache_verify)
+    actions.add_parser(
+        "clear", help="remove every build (run it while no pyupmem program runs)"
+    ).set_defaults(run=_cache_clear)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -24,6 +24,11 @@ Changing any of them rebuilds into a new folder, so a :class:`~pyupmem.Program` 
 returned keeps its binary; running a script again with nothing changed only hashes the
 dependencies (their digests are remembered per file size and modification time).
 
+**Checked on use.** Each build records its binary's size and SHA-256 (``build.json``
+beside it); a cached binary that no longer matches (truncated, overwritten) is removed and
+built again, with a :class:`~pyupmem.errors.CacheWarning`, never loaded. ``python -m
+pyupmem cache verify`` checks every stored build (:mod:`pyupmem.buildcache`).
+
 **Warnings and the log.** :attr:`Program.build_log <pyupmem.Program.build_log>` holds what
 the compiler printed. When it printed warnings, the build issues one
 :class:`~pyupmem.errors.CompileWarning` (silence it with the ``warnings`` filters).
@@ -41,6 +46,8 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -48,7 +55,7 @@ import shutil
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pyupmem._cache import cache_dir, private_dir
@@ -57,6 +64,7 @@ from pyupmem.errors import (
     ArgumentTypeError,
     ArgumentValueError,
     BackendError,
+    CacheWarning,
     CompileError,
     CompileWarning,
     SourceNotFoundError,
@@ -67,7 +75,10 @@ SourceLike = str | os.PathLike
 """A source: a path to a C file, or C source text (a ``str`` holding a newline, ``{`` or
 ``;``)."""
 
-_CACHE_VERSION = "2"
+_CACHE_VERSION = "3"  # 3: each build carries build.json (its binary's hash)
+
+RECORD_NAME = "build.json"
+"""The file beside a cached binary that records its name, size and SHA-256."""
 
 # Environment variables that change what the compiler produces (the emulator's wrapper
 # reads them): part of the compiler's identity.
@@ -175,6 +186,47 @@ def _write_private(path: Path, data: bytes) -> None:
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def _sha256(path: Path) -> str:
+    # Not _file_digest's memo: a binary overwritten within one timestamp tick keeps its
+    # size and mtime, and a check that can be fooled is no check.
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def check_cached_build(folder: Path) -> str | None:
+    """What is wrong with the cached build in ``folder`` (a binary and its
+    ``build.json``), or None when the binary is there with the recorded size and hash."""
+    try:
+        record = json.loads((folder / RECORD_NAME).read_text())
+        name, size, digest = record["binary"], record["size"], record["sha256"]
+    except FileNotFoundError:
+        return f"no {RECORD_NAME} (a build pyupmem did not finish)"
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"its {RECORD_NAME} is unreadable"
+    binary = folder / str(name)
+    try:
+        found_size = binary.stat().st_size
+    except OSError:
+        return f"the binary {name} is missing"
+    if found_size != size:
+        return f"the binary {name} has {found_size} bytes where {size} were built"
+    if _sha256(binary) != digest:
+        return f"the binary {name} differs from the one built (SHA-256)"
+    return None
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s lock: publishing a build and checking one never interleave, so a
+    check never sees a binary without its record."""
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def build_program(
@@ -303,7 +355,8 @@ def build_program(
     manifest = folder / "manifest.json"
 
     if cache:
-        found = _cached(folder, manifest, name)
+        with _locked(folder):
+            found = _cached(folder, manifest, name)
         if found is not None:
             binary, log = found
             return Program(binary, nr_tasklets=nr_tasklets, sources=sources_tuple, build_log=log)
@@ -322,15 +375,18 @@ def build_program(
     try:
         binary, log, dependencies = _compile(backend.compiler, flags, source_paths, work, name)
         dependency_digest = _dependency_digest(dependencies) or "unknown"
-        final_folder = private_dir(folder / dependency_digest)
-        final = final_folder / name
         os.chmod(binary, 0o700)
-        os.replace(binary, final)
-        _write_private(final_folder / "build.log", log.encode())
-        _write_private(
-            manifest,
-            json.dumps({"dependencies": sorted(set(dependencies)), "name": name}).encode(),
-        )
+        record = {"binary": name, "size": binary.stat().st_size, "sha256": _sha256(binary)}
+        with _locked(folder):
+            final_folder = private_dir(folder / dependency_digest)
+            final = final_folder / name
+            os.replace(binary, final)
+            _write_private(final_folder / "build.log", log.encode())
+            _write_private(final_folder / RECORD_NAME, json.dumps(record).encode())
+            _write_private(
+                manifest,
+                json.dumps({"dependencies": sorted(set(dependencies)), "name": name}).encode(),
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if "warning" in log:
@@ -345,7 +401,9 @@ def build_program(
 
 
 def _cached(folder: Path, manifest: Path, name: str) -> tuple[Path, str] | None:
-    """The binary and log of an earlier build whose dependencies are all unchanged."""
+    """The binary and log of an earlier build whose dependencies are all unchanged and
+    whose binary passes :func:`check_cached_build` (one that fails is removed, with a
+    :class:`CacheWarning`). Called with the folder's lock held."""
     try:
         recorded = json.loads(manifest.read_text())
         dependencies = recorded["dependencies"]
@@ -356,6 +414,17 @@ def _cached(folder: Path, manifest: Path, name: str) -> tuple[Path, str] | None:
         return None
     binary = folder / dependency_digest / name
     if not binary.is_file():
+        return None
+    problem = check_cached_build(binary.parent)
+    if problem is not None:
+        shutil.rmtree(binary.parent, ignore_errors=True)
+        warnings.warn(
+            CacheWarning(
+                f"the cached DPU program {binary} is damaged ({problem}); pyupmem removed it "
+                "and is building it again"
+            ),
+            stacklevel=3,
+        )
         return None
     try:
         log = (binary.parent / "build.log").read_text()

@@ -186,8 +186,31 @@ class LoadedProgram(Mapping[str, Symbol]):
     def __len__(self) -> int:
         return len(self._symbols)
 
+    def _described(self) -> list[str]:
+        """``name: C type (size)`` for each variable of the debug information, then the
+        symbols looked up that it lacks; the runtime's and pyupmem's own (``__*``) left
+        out. Reads no libdpu: a repr must work after the set is freed."""
+        try:
+            types = self.types
+        except Exception:  # a repr must not raise; the debug information is a nicety here
+            types = {}
+        shown = [
+            f"{name}: {ctype.name} ({ctype.size} B)"
+            for name, ctype in types.items()
+            if not name.startswith("__")
+        ]
+        shown += [
+            f"{name}: {symbol.size} B of {symbol.memory}"
+            for name, symbol in self._symbols.items()
+            if name not in types and not name.startswith("__")
+        ]
+        return shown
+
     def __repr__(self) -> str:
-        return f"LoadedProgram({str(self.program.path)!r})"
+        shown = self._described()
+        if len(shown) > 8:  # a repr stays one readable line
+            shown = [*shown[:8], f"... {len(shown) - 8} more"]
+        return f"LoadedProgram({str(self.program.path)!r}, symbols=[{', '.join(shown)}])"
 
 
 class DpuGroup(_Transfers, _Control):
@@ -733,6 +756,9 @@ class DpuSet(DpuGroup):
             an int also sets the most blocks per DPU (``sgXferMaxBlocksPerDpu``).
 
     Raises:
+        ArgumentValueError: ``nr_dpus`` or ``nr_ranks`` is not positive, or both are given
+            (checked before any libdpu call).
+        ArgumentTypeError: ``nr_dpus`` or ``nr_ranks`` is not an int.
         DpuAllocationError: not that many DPUs or ranks are available.
         DpuProfileError: the profile is invalid.
         BackendError: no libdpu could be found.
@@ -758,13 +784,14 @@ class DpuSet(DpuGroup):
         self._count = 0
         self._dpu_cache: list[C.dpu_set_t] | None = None
         self._rank_cache: list[tuple[C.dpu_set_t, int, int]] | None = None
-        self._backend = backend if isinstance(backend, Backend) else find_backend(backend)
         if nr_dpus is not None and nr_ranks is not None:
             raise ArgumentValueError("give nr_dpus or nr_ranks, not both")
+        # Checked before any backend is found or libdpu is called: a count of zero is a
+        # mistake in the call, not a shortage of DPUs.
         for label, value in (("nr_dpus", nr_dpus), ("nr_ranks", nr_ranks)):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | np.integer)
-            ):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ArgumentTypeError(
                     f"{label} must be an int (or None for every DPU), got "
                     f"{type(value).__name__} {value!r}" + (
@@ -772,6 +799,13 @@ class DpuSet(DpuGroup):
                         if isinstance(value, str | float) else ""
                     )
                 )
+            if value != ALL and not 1 <= value < ALL:
+                raise ArgumentValueError(
+                    f"{label} must be a positive number of "
+                    f"{'DPUs' if label == 'nr_dpus' else 'ranks'}, got {value}; for every "
+                    "available one, give None or pyupmem.ALL"
+                )
+        self._backend = backend if isinstance(backend, Backend) else find_backend(backend)
         emulator_keys: dict[str, object | None] = {"emuStrict": strict, "emuSchedule": schedule}
         if scatter_gather is not None:
             emulator_keys["sgXferEnable"] = bool(scatter_gather)
@@ -787,32 +821,20 @@ class DpuSet(DpuGroup):
         self._c = C.dpu_set_t()
         profile_bytes = self.profile.encode()
         if nr_ranks is not None:
-            if nr_ranks < 0 or (nr_ranks == 0):
-                raise make_error(
-                    C.DPU_ERR_ALLOCATION,
-                    "dpu_alloc_ranks",
-                    detail=f"nr_ranks must be positive, got {nr_ranks}",
-                    before_call=True,
-                )
             call = "dpu_alloc_ranks"
             status = lib.dpu_alloc_ranks(nr_ranks, profile_bytes, ctypes.byref(self._c))  # type: ignore[attr-defined]
             asked = f"{'all' if nr_ranks == ALL else nr_ranks} ranks"
         else:
             count = ALL if nr_dpus is None else nr_dpus
-            if count <= 0:
-                raise make_error(
-                    C.DPU_ERR_ALLOCATION,
-                    "dpu_alloc",
-                    detail=f"nr_dpus must be positive, got {count}",
-                    before_call=True,
-                )
             call = "dpu_alloc"
             status = lib.dpu_alloc(count, profile_bytes, ctypes.byref(self._c))  # type: ignore[attr-defined]
             asked = f"{'all' if count == ALL else count} DPUs"
         if status:
-            detail = f"asked for {asked} with profile {self.profile!r}"
+            # Only the profile the caller gave: the keys added above are pyupmem's own.
+            given = _profile_text(profile)
+            detail = f"asked for {asked}" + (f" with profile {given!r}" if given else "")
             if status == C.DPU_ERR_ALLOCATION:
-                detail += self._allocation_hint()
+                detail += self._allocation_hint(given)
             raise self._backend.status_error(status, call, detail)
         self._closed = False
         c_set = C.dpu_set_t.from_buffer_copy(self._c)
@@ -821,17 +843,27 @@ class DpuSet(DpuGroup):
         self._check(lib.dpu_get_nr_dpus(self._c, ctypes.byref(n)), "dpu_get_nr_dpus")  # type: ignore[attr-defined]
         self._count = n.value
 
-    def _allocation_hint(self) -> str:
-        """What could be allocated instead, and how to get more, for an allocation error."""
+    def _allocation_hint(self, given: str) -> str:
+        """What could be allocated instead, and how to get more, for an allocation error
+        (``given``: the profile the caller gave, whose ``nrRanks`` may be the limit)."""
         try:
             dpus, ranks = self._backend.capacity(self.profile)
         except PyUpmemError:
             dpus = ranks = 0
-        hint = f"; {dpus} DPUs ({ranks} ranks) are free now. Fix: ask for fewer, free other sets"
-        if self._backend.kind == "emulator":
-            hint += (" or emulate a larger system (PYUPMEM_EMU_NR_RANKS=N or the profile key "
-                     "nrRanks=N; 64 DPUs per rank)")
-        return hint
+        hint = f"; {dpus} DPUs ({ranks} ranks) are free now. Fix: ask for fewer or free other sets"
+        if self._backend.kind != "emulator":
+            return hint
+        keys = dict(item.partition("=")[::2] for item in given.split(",") if item)
+        if "nrRanks" in keys:
+            return hint + (f", or raise nrRanks (your profile gives nrRanks={keys['nrRanks']}; "
+                           "64 DPUs per rank)")
+        environment = os.environ.get("PYUPMEM_EMU_NR_RANKS")
+        if environment:
+            return hint + (f", or raise PYUPMEM_EMU_NR_RANKS (now {environment}; 64 DPUs per "
+                           "rank)")
+        return hint + (", or emulate a larger system (64 DPUs per rank): for instance set "
+                       "PYUPMEM_EMU_NR_RANKS=N in the environment, or give this set the profile "
+                       "key nrRanks=N")
 
     def hardware_seconds(self) -> float:
         """Estimated hardware time of what this set's DPUs did so far: every launch (the

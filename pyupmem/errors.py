@@ -11,7 +11,8 @@ the same mistake (``TypeError``, ``ValueError``, ``IndexError``, ``FileNotFoundE
 ``PermissionError``, ``TimeoutError``), so ``except ValueError`` keeps working.
 
 Warnings are :class:`PyUpmemWarning` (a ``UserWarning``); :class:`CompileWarning` carries
-the compiler's warnings of a successful build.
+the compiler's warnings of a successful build, :class:`CacheWarning` says that a cached
+build failed its content check and was rebuilt.
 
 Hierarchy::
 
@@ -99,6 +100,12 @@ class CompileWarning(PyUpmemWarning):
 
     The full output is in :attr:`pyupmem.Program.build_log`.
     """
+
+
+class CacheWarning(PyUpmemWarning):
+    """A cached build (a DPU program, or the emulator) no longer matches the content hash
+    recorded when it was built (truncated, overwritten, or a file gone); pyupmem threw it
+    away and built it again. ``python -m pyupmem cache verify`` checks the whole cache."""
 
 
 class CompileError(PyUpmemError):

@@ -44,15 +44,16 @@ _TABLE_FORMAT = "rl-table-1"
 
 
 def _trainer_options(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("training (defaults: rl.trainer.DEFAULTS)")
+    g = parser.add_argument_group("training (defaults from rl.trainer.DEFAULTS)")
     d = DEFAULTS
-    g.add_argument("--algorithm", choices=ALGORITHMS, default=d["algorithm"])
+    g.add_argument("--algorithm", choices=ALGORITHMS, default=d["algorithm"], help="the learner")
     g.add_argument("--fmt", choices=FORMATS, default=d["fmt"], help="number format")
-    g.add_argument("--layout", choices=LAYOUTS, default=d["layout"])
+    g.add_argument("--layout", choices=LAYOUTS, default=d["layout"],
+                   help="how transitions are spread over DPUs and tasklets")
     g.add_argument("--dpus", type=int, default=d["nr_dpus"], help="number of DPUs")
     g.add_argument("--tasklets", type=int, default=d["nr_tasklets"],
                    help="tasklets (learners) per DPU")
-    g.add_argument("--epochs", type=int, default=d["epochs"])
+    g.add_argument("--epochs", type=int, default=d["epochs"], help="passes over the data")
     g.add_argument("--alpha", type=float, default=d["alpha"], help="learning rate")
     g.add_argument("--gamma", type=float, default=d["gamma"], help="discount")
     g.add_argument("--epsilon", type=float, default=d["epsilon"],
@@ -62,8 +63,10 @@ def _trainer_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--segments", type=int, default=d["segments"],
                    help="combines per epoch, with --sync-every 1 (0: 2 when the learners' "
                         "shares are small, else 1)")
-    g.add_argument("--combine", choices=COMBINES, default=d["combine"])
-    g.add_argument("--seed", type=int, default=d["seed"])
+    g.add_argument("--combine", choices=COMBINES, default=d["combine"],
+                   help="how the learners' tables are combined")
+    g.add_argument("--seed", type=int, default=d["seed"],
+                   help="seed of the random layout and of SARSA's generators")
     g.add_argument("--chunk", type=int, default=d["chunk"], help="stride chunk (transitions)")
     g.add_argument("--tables", choices=TABLE_PLACEMENTS, default="auto",
                    help="where the Q tables live on the DPU")
@@ -198,11 +201,7 @@ def _load_dataset(args: argparse.Namespace) -> datasets.Dataset:
         if args.terminals is not None:
             raise ValueError(f"--terminals is for text datasets; {path} is an .npz dataset, "
                              f"which has its terminal flags")
-        try:
-            ds = datasets.load(p)
-        except (zipfile.BadZipFile, EOFError, OSError, KeyError) as error:
-            raise ValueError(f"{path}: not a readable .npz dataset (truncated or damaged: "
-                             f"{error})") from None
+        ds = datasets.load(p)  # its errors name the file, the problem and the fix
         ds.validate(path)
         if env is not None:
             if ds.env_id is not None and ds.env_id != env:
@@ -267,6 +266,11 @@ def _read_table(path: str | Path) -> tuple[np.ndarray, str | None, float | None]
     except (zipfile.BadZipFile, EOFError, OSError, KeyError) as error:
         raise ValueError(f"{path}: not a readable table file (truncated or damaged: "
                          f"{error})") from None
+    except ValueError as error:
+        if "allow_pickle" not in str(error):
+            raise
+        raise ValueError(f"{path}: not a table saved by 'python -m rl train -o' (it holds "
+                         f"pickled Python objects, which a table never does)") from None
 
 
 # ---------------------------------------------------------------------- commands
@@ -403,6 +407,24 @@ def _cmd_quality(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+class _ShowDefaults(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's help ends with its default, except where there is nothing to show
+    (no default, or a flag's False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or isinstance(action.default, bool):
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """The commands' parsers: they show the defaults."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _ShowDefaults)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m rl`` argument parser."""
     parser = argparse.ArgumentParser(
@@ -410,20 +432,23 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tabular Q-learning and SARSA from offline data, trained on UPMEM DPUs "
                     "(or pyupmem's emulator).",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
     envs = ", ".join(known_env_ids())
 
     p = sub.add_parser("demo", help="collect, train on DPUs, evaluate, print the breakdown")
     p.add_argument("--env", default="FrozenLake-v1", help=f"environment ({envs})")
-    p.add_argument("--transitions", "-n", type=int, default=1_000_000)
+    p.add_argument("--transitions", "-n", type=int, default=1_000_000,
+                   help="random-policy transitions to collect")
     p.add_argument("--episodes", type=int, default=1000, help="evaluation episodes")
     _trainer_options(p)
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("collect", help="collect a dataset with a random behaviour policy")
     p.add_argument("env", help=f"environment ({envs})")
-    p.add_argument("--transitions", "-n", type=int, default=1_000_000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--transitions", "-n", type=int, default=1_000_000,
+                   help="transitions to collect")
+    p.add_argument("--seed", type=int, default=0, help="seed of the behaviour policy")
     p.add_argument("--output", "-o", required=True, help="file to write (.npz)")
     p.add_argument("--text", action="store_true",
                    help="write SwiftRL's text format (state action reward next_state)")
@@ -444,23 +469,25 @@ def build_parser() -> argparse.ArgumentParser:
                         "rewards); transitions are still checked")
     p.add_argument("--output", "-o", help="save the combined table here (.npz)")
     p.add_argument("--evaluate", action="store_true", help="rate the learned policy too")
-    p.add_argument("--episodes", type=int, default=1000)
+    p.add_argument("--episodes", type=int, default=1000,
+                   help="evaluation episodes (with --evaluate)")
     _trainer_options(p)
     p.set_defaults(func=_cmd_train)
 
     p = sub.add_parser("evaluate", help="rate a saved table against the optimal policy")
     p.add_argument("table", help="a table saved by 'train -o'")
     p.add_argument("--env", help="the environment (default: the one the table records)")
-    p.add_argument("--episodes", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=int, default=1000, help="evaluation episodes")
+    p.add_argument("--seed", type=int, default=0, help="seed of the evaluation episodes")
     p.add_argument("--gamma", type=float, default=None,
                    help="discount of the optimal policy (default: the training gamma the "
                         "table records, else 0.99)")
     p.set_defaults(func=_cmd_evaluate)
 
     p = sub.add_parser("quality", help="check the quality targets with the default settings")
-    p.add_argument("--transitions", "-n", type=int, default=1_000_000)
-    p.add_argument("--episodes", type=int, default=1000)
+    p.add_argument("--transitions", "-n", type=int, default=1_000_000,
+                   help="random-policy transitions per environment")
+    p.add_argument("--episodes", type=int, default=1000, help="evaluation episodes")
     _trainer_options(p)
     p.set_defaults(func=_cmd_quality)
 

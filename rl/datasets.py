@@ -15,6 +15,7 @@ a new episode after it.
 from __future__ import annotations
 
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -218,26 +219,55 @@ class Dataset:
         return path
 
 
+_ZIP_MAGIC = b"PK\x03\x04"  # every .npz is a zip archive
+
+
+def _not_a_dataset(path: str | os.PathLike, problem: str, readable: bool = False) -> ValueError:
+    what = "not an rl dataset" if readable else "not a readable .npz dataset"
+    return ValueError(
+        f"{path}: {what} ({problem}); make one with "
+        f"'python -m rl collect ENV -o FILE.npz' or rl.datasets.collect(...).save(FILE)"
+    )
+
+
 def load(path: str | os.PathLike) -> Dataset:
     """Load a dataset saved by :meth:`Dataset.save` (exact round trip).
 
     Raises:
-        ValueError: the file is not a dataset file.
+        ValueError: the file is not a dataset file (not an ``.npz``, truncated, or another
+            ``.npz``); the message names the file, what is wrong and how to make one.
+        FileNotFoundError: there is no such file.
     """
-    with np.load(path, allow_pickle=False) as z:
-        if "format" not in z or str(z["format"]) != _FORMAT:
-            raise ValueError(
-                f"{path} is not an rl dataset file (no '{_FORMAT}' marker); "
-                f"write one with Dataset.save, or read SwiftRL text with load_swiftrl_text"
-            )
-        env_id = str(z["env_id"]) or None
-        return Dataset(
-            env_id,
-            int(z["n_states"]),
-            int(z["n_actions"]),
-            int(z["reward_scale"]),
-            *(z[name] for name in _FIELDS),
-        )
+    with open(path, "rb") as file:
+        if file.read(4) != _ZIP_MAGIC:
+            raise _not_a_dataset(path, "not an .npz file: it does not start as a zip archive")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "format" not in z or str(z["format"]) != _FORMAT:
+                raise _not_a_dataset(path, f"an .npz without the '{_FORMAT}' marker",
+                                     readable=True)
+            names = ("env_id", "n_states", "n_actions", "reward_scale", *_FIELDS)
+            missing = [name for name in names if name not in z]
+            if missing:
+                raise _not_a_dataset(path, f"its fields {', '.join(missing)} are missing",
+                                     readable=True)
+            fields = {name: z[name] for name in names}
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError) as error:
+        raise _not_a_dataset(path, f"truncated or damaged: {error}") from None
+    except ValueError as error:
+        if "allow_pickle" not in str(error):
+            raise
+        # numpy would advise allow_pickle=True: a dataset never holds Python objects, and
+        # unpickling an untrusted file runs its code.
+        raise _not_a_dataset(path, "it holds pickled Python objects, which a dataset never "
+                                   "does") from None
+    return Dataset(
+        str(fields["env_id"]) or None,
+        int(fields["n_states"]),
+        int(fields["n_actions"]),
+        int(fields["reward_scale"]),
+        *(fields[name] for name in _FIELDS),
+    )
 
 
 def _reward_scale_of(values: np.ndarray) -> int:

@@ -34,6 +34,7 @@ a safety margin for the variables.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,7 @@ import numpy as np
 from .datasets import Dataset
 from .layouts import check_layout
 
-#: The learner program's source file.
+#: The learner program's source file in a source tree (and an editable install).
 KERNEL_SOURCE: Path = Path(__file__).resolve().parent.parent / "dpu_programs" / "rl" / "learner.c"
 
 WRAM_BYTES = 64 * 1024  #: WRAM of one DPU
@@ -61,17 +62,23 @@ TERMINAL_BIT = 1 << 31  #: the terminal flag in a record's last word
 
 
 def kernel_source() -> Path:
-    """The path of ``learner.c``.
+    """The path of ``learner.c``: the package data ``rl/dpu_programs/learner.c`` of an
+    installed wheel, else :data:`KERNEL_SOURCE` of the source tree.
 
     Raises:
-        FileNotFoundError: the source is missing (an installation without the
-            ``dpu_programs`` folder); install pyupmem from its source tree.
+        FileNotFoundError: neither exists (a broken installation); reinstall pyupmem.
     """
+    # A wheel carries dpu_programs/rl/ as rl/dpu_programs/ (see setup.py); an editable
+    # install runs rl from the checkout, where only the top-level folder exists.
+    installed = resources.files("rl").joinpath("dpu_programs", "learner.c")
+    if isinstance(installed, Path) and installed.is_file():
+        return installed
     if KERNEL_SOURCE.is_file():
         return KERNEL_SOURCE
     raise FileNotFoundError(
-        f"the DPU learner program is missing ({KERNEL_SOURCE}); install pyupmem from its "
-        f"source tree (pip install -e .) so that dpu_programs/rl/learner.c is there"
+        f"the DPU learner program learner.c is missing: neither {installed} (an installed "
+        f"wheel) nor {KERNEL_SOURCE} (a source tree) exists. Fix: reinstall pyupmem "
+        "(pip install --force-reinstall pyupmem, or pip install -e . in a checkout)"
     )
 
 

@@ -105,6 +105,33 @@ def test_symbols(dpus: pim.DpuSet) -> None:
     assert dpus[3].symbol("value") == dpus.symbol("value")
 
 
+def test_a_loaded_programs_repr_shows_its_symbols(program: pim.Program) -> None:
+    with pim.DpuSet(1) as dpu:
+        loaded = dpu.load(program)
+        text = repr(loaded)
+        assert text.startswith(f"LoadedProgram({str(program.path)!r}, symbols=[")
+        for shown in ("wram_buf: uint8_t[1024] (1024 B)", "mode: uint32_t (4 B)",
+                      "result: uint64_t (8 B)", "mram_init: uint64_t[4] (32 B)"):
+            assert shown in text
+        assert "mram_buf: uint8_t[65536] (65536 B)" in text and "more" not in text
+        assert "__" not in text.split("symbols=")[1]  # the runtime's own names stay out
+        assert list(loaded) == []  # a repr looks nothing up
+    assert repr(loaded) == text  # and works after the set is freed
+
+    many = "#include <defs.h>\n#include <stdint.h>\n" + "".join(
+        f"__host uint32_t v{i};\n" for i in range(12)) + "int main(void) { return 0; }\n"
+    with pim.DpuSet(1) as dpu:
+        text = repr(dpu.load(pim.build_program(many, nr_tasklets=1, name="many")))
+    assert "v7: uint32_t (4 B), ... 4 more])" in text and "v8" not in text  # one short line
+
+    bare = pim.build_program(KERNEL, nr_tasklets=4, name="api_kernel_bare", debug=False)
+    with pim.DpuSet(1) as dpu:
+        loaded = dpu.load(bare)
+        assert repr(loaded).endswith("symbols=[])")
+        loaded["value"]
+        assert repr(loaded).endswith("symbols=[value: 4 B of WRAM])")
+
+
 def test_broadcast_scatter_gather_read_write(dpus: pim.DpuSet) -> None:
     n = len(dpus)
     dpus.broadcast("wram_buf", np.arange(256, dtype=np.uint32))

@@ -90,10 +90,34 @@ def test_allocation_errors() -> None:
     assert info.value.call == "dpu_alloc" and "65 DPUs" in str(info.value)
     with expect(pim.DpuAllocationError, 4, before_call=False):
         pim.DpuSet(nr_ranks=2, profile="nrRanks=1")
-    with expect(pim.DpuAllocationError, 4, before_call=True):
-        pim.DpuSet(0)
     with pytest.raises(ValueError):
         pim.DpuSet(4, nr_ranks=1)
+
+
+@pytest.mark.parametrize("arguments", [{"nr_dpus": 0}, {"nr_dpus": -3}, {"nr_ranks": 0},
+                                       {"nr_ranks": -1}, {"nr_dpus": np.int64(0)}])
+def test_a_count_that_is_not_positive_is_an_argument_error(
+    arguments: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_libdpu(*args: object) -> None:
+        raise AssertionError("the count must be checked before any backend is found")
+
+    monkeypatch.setattr("pyupmem.dpuset.find_backend", no_libdpu)
+    with pytest.raises(pim.ArgumentValueError) as caught:
+        pim.DpuSet(**arguments)
+    (label, value), = arguments.items()
+    assert f"{label} must be a positive number of" in str(caught.value)
+    assert f"got {value}" in str(caught.value) and "pyupmem.ALL" in str(caught.value)
+    assert not isinstance(caught.value, pim.DpuAllocationError)
+
+
+@pytest.mark.parametrize("value", ["4", 4.0, True, [4]])
+def test_a_count_that_is_not_an_int_is_a_type_error(
+    value: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pyupmem.dpuset.find_backend", lambda *args: 1 / 0)
+    with pytest.raises(pim.ArgumentTypeError, match="nr_dpus must be an int"):
+        pim.DpuSet(value)  # type: ignore[arg-type]
 
 
 def test_invalid_profile() -> None:
@@ -330,4 +354,30 @@ def test_allocation_error_says_what_is_free_and_how_to_get_more():
             pim.DpuSet(65, profile="nrRanks=2")
     assert caught.value.code == 4
     assert "64 DPUs (1 ranks) are free now" in str(caught.value)
-    assert "PYUPMEM_EMU_NR_RANKS" in str(caught.value)
+    # the user's own nrRanks is what limits them, and the message says so
+    assert "raise nrRanks (your profile gives nrRanks=2" in str(caught.value)
+
+
+def test_allocation_errors_name_only_what_the_user_set(monkeypatch: pytest.MonkeyPatch):
+    import pyupmem as pim
+
+    monkeypatch.setenv("PYUPMEM_EMU_NR_RANKS", "1")
+    with pytest.raises(pim.DpuAllocationError) as caught:
+        pim.DpuSet(65)
+    message = str(caught.value)
+    assert "asked for 65 DPUs" in message
+    # pyupmem adds emuPrintFaults=false to every emulator profile: never the user's doing
+    assert "profile" not in message.split("Fix:")[0] and "emuPrintFaults" not in message
+    assert "raise PYUPMEM_EMU_NR_RANKS (now 1" in message and "your profile" not in message
+
+    monkeypatch.delenv("PYUPMEM_EMU_NR_RANKS")
+    with pytest.raises(pim.DpuAllocationError) as caught:
+        pim.DpuSet(nr_ranks=10_000)
+    message = str(caught.value)
+    assert "emuPrintFaults" not in message and "your profile" not in message
+    assert "for instance set PYUPMEM_EMU_NR_RANKS=N" in message
+    assert "or give this set the profile key nrRanks=N" in message
+
+    with pytest.raises(pim.DpuAllocationError) as caught:
+        pim.DpuSet(nr_ranks=10_000, profile="emuStrict=true", strict=None)
+    assert "with profile 'emuStrict=true'" in str(caught.value)

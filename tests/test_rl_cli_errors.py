@@ -181,3 +181,51 @@ def test_closed_pipe_is_quiet_and_the_table_is_written(files, tmp_path):
     assert proc.returncode == 0, err
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err
     assert table.is_file()
+
+
+def test_a_garbage_npz_gives_one_clear_error(capsys, tmp_path, files):
+    """Not numpy's advice to pass allow_pickle=True: the file, what is wrong, the fix."""
+    text = tmp_path / "garbage.npz"
+    text.write_text("state action reward next_state\n")
+    pickled = tmp_path / "pickled.npz"  # a real .npz, holding Python objects
+    np.savez(pickled, format=np.array([{"not": "a dataset"}], dtype=object))
+    other = tmp_path / "other.npz"  # a real .npz of something else
+    np.savez(other, weights=np.zeros(3))
+    missing = tmp_path / "missing.npz"  # the marker, but no transitions
+    np.savez(missing, format=np.array("rl-dataset-1"))
+    cases = {
+        text: "not an .npz file",
+        pickled: "it holds pickled Python objects",
+        other: "an .npz without the 'rl-dataset-1' marker",
+        missing: "its fields env_id, n_states",
+    }
+    for path, problem in cases.items():
+        err = _error(capsys, ["train", str(path), *SMALL])
+        what = "not an rl dataset" if path in (other, missing) else "not a readable .npz dataset"
+        assert f"{path}: {what} ({problem}" in err, err
+        assert "python -m rl collect ENV -o FILE.npz" in err
+        assert "allow_pickle" not in err
+        with pytest.raises(ValueError, match=what) as caught:
+            datasets.load(path)  # the library says the same
+        assert "allow_pickle" not in str(caught.value)
+    table = tmp_path / "pickled_table.npz"
+    np.savez(table, format=np.array([None], dtype=object))
+    err = _error(capsys, ["evaluate", str(table)])
+    assert "pickled Python objects" in err and "allow_pickle" not in err
+
+
+@pytest.mark.parametrize("command", ["demo", "collect", "train", "evaluate", "quality"])
+def test_help_shows_the_defaults(capsys, command):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines anywhere
+    wanted = {
+        "demo": ["(default: FrozenLake-v1)", "(default: 1000000)", "(default: 64)"],
+        "collect": ["(default: 1000000)", "(default: 0)"],
+        "train": ["(default: qlearning)", "(default: fp32)", "(default: 40)", "(default: 0.1)"],
+        "evaluate": ["(default: 1000)", "(default: 0)"],
+        "quality": ["(default: 1000000)", "(default: block)", "(default: 16)"],
+    }[command]
+    for text in wanted:
+        assert text in out, f"{command} --help lacks {text}"
+    assert "(default: None)" not in out and "(default: False)" not in out

@@ -1,24 +1,32 @@
 """The bundled emulator: a ``libdpu`` that runs DPU programs built with the host C compiler.
 
-:func:`build` compiles the emulator once per user and source version into the cache folder
-and returns an :class:`Emulator` with the paths a host or DPU build needs. Nothing here
-needs more than the standard library and a C compiler.
+:func:`build` compiles the emulator once per user, source version, C compiler and Python
+interpreter into the cache folder and returns an :class:`Emulator` with the paths a host
+or DPU build needs. Nothing here needs more than the standard library and a C compiler.
+
+**A build checked on use.** A finished build records the SHA-256 of every file it holds
+and the target of every link (in its ``.complete`` file); :func:`build` checks them each
+time (:func:`check_build`, about a millisecond) and rebuilds a build that fails, with a
+:class:`~pyupmem.errors.CacheWarning`, instead of loading a damaged ``libdpu.so``.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import platform
 import shutil
 import stat
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from pyupmem._cache import cache_dir
+from pyupmem.errors import CacheWarning
 
 SOURCE_DIR = Path(__file__).resolve().parent
 DEFAULT_NR_RANKS = 40
@@ -116,6 +124,13 @@ def host_compiler() -> str:
     raise EmulatorBuildError("no C compiler found: install gcc (or set CC)")
 
 
+def python_executable() -> str:
+    """The real path of the running interpreter (symbolic links resolved), which runs the
+    counting assembler: ``.venv/bin/python`` and ``.venv/bin/python3`` are one interpreter,
+    so they share one build."""
+    return os.path.realpath(sys.executable)
+
+
 def _source_digest(compiler: str) -> str:
     digest = hashlib.sha256()
     for path in sorted(SOURCE_DIR.rglob("*")):
@@ -123,7 +138,7 @@ def _source_digest(compiler: str) -> str:
             digest.update(str(path.relative_to(SOURCE_DIR)).encode())
             digest.update(path.read_bytes())
     digest.update(compiler.encode())
-    digest.update(sys.executable.encode())  # the counting assembler runs with it
+    digest.update(python_executable().encode())  # the counting assembler runs with it
     return digest.hexdigest()[:16]
 
 
@@ -188,7 +203,7 @@ def _write_tool(
         .replace("@ROOT@", str(emulator.root))
         .replace("@CXX@", _cxx_compiler(compiler))
         .replace("@CC@", compiler)
-        .replace("@PYTHON@", sys.executable)
+        .replace("@PYTHON@", python_executable())
         .replace("@COST_FLAGS@", _cost_flags(emulator))
     )
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -241,12 +256,62 @@ def _make_sdk_layout(emulator: Emulator, compiler: str) -> None:
     )
 
 
+RECORD_NAME = ".complete"
+"""The file, written last, that marks a build finished and records its contents."""
+
+
+def _contents(root: Path) -> dict[str, dict[str, str]]:
+    """The SHA-256 of every file under ``root`` and the target of every link, by relative
+    path (the record file itself and Python's byte-code caches left out)."""
+    files: dict[str, str] = {}
+    links: dict[str, str] = {}
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        for name in [*names, *(d for d in subfolders if os.path.islink(os.path.join(folder, d)))]:
+            path = Path(folder) / name
+            relative = str(path.relative_to(root))
+            if relative == RECORD_NAME:
+                continue
+            if path.is_symlink():
+                links[relative] = os.readlink(path)
+            else:
+                with open(path, "rb") as file:
+                    files[relative] = hashlib.file_digest(file, "sha256").hexdigest()
+    return {"files": files, "links": links}
+
+
+def check_build(root: Path) -> str | None:
+    """What is wrong with the emulator build in ``root``, or None when every file and link
+    it recorded is there, unchanged (files it did not record, such as a ``__pycache__``
+    that importing its Python module leaves, are allowed)."""
+    try:
+        recorded = json.loads((root / RECORD_NAME).read_text())
+        files, links = recorded["files"], recorded["links"]
+    except FileNotFoundError:
+        return "unfinished: no record of its contents"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "its record of its contents is unreadable"
+    found = _contents(root)
+    for relative, digest in files.items():
+        if relative not in found["files"]:
+            return f"{relative} is missing"
+        if found["files"][relative] != digest:
+            return f"{relative} differs from the file it built (SHA-256)"
+    for relative, target in links.items():
+        if found["links"].get(relative) != target:
+            return f"the link {relative} no longer points to {target}"
+    return None
+
+
 def build(force: bool = False) -> Emulator:
     """Build the emulator if needed and return where it is.
 
     The build is cached by the digest of the sources, so the first call takes a few
     seconds and later ones return at once. Concurrent callers (several processes) wait
     for one another through a lock file.
+
+    A build that fails its content check (:func:`check_build`) is rebuilt, with a
+    :class:`~pyupmem.errors.CacheWarning`.
 
     Raises:
         EmulatorBuildError: no C compiler, or it failed; the message carries its output.
@@ -257,9 +322,19 @@ def build(force: bool = False) -> Emulator:
     emulator = Emulator(base / _source_digest(compiler))
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = emulator.root / ".complete"
-        if done.exists() and not force:
-            return emulator
+        done = emulator.root / RECORD_NAME
+        if emulator.root.exists() and not force:
+            problem = check_build(emulator.root)
+            if problem is None:
+                return emulator
+            if done.exists():  # an unfinished build (a killed process) is not worth a warning
+                warnings.warn(
+                    CacheWarning(
+                        f"the cached emulator build {emulator.root} is damaged ({problem}); "
+                        "pyupmem removed it and is building it again"
+                    ),
+                    stacklevel=2,
+                )
         if emulator.root.exists():
             shutil.rmtree(emulator.root)
         (emulator.root / "bin").mkdir(parents=True)
@@ -310,5 +385,5 @@ def build(force: bool = False) -> Emulator:
         shutil.copy(SOURCE_DIR / "toolchain" / "dpu_cost_as.py", cost / "dpu_cost_as.py")
         _write_tool(SOURCE_DIR / "toolchain" / "cost-as.in", cost / "as", emulator, compiler)
         _make_sdk_layout(emulator, compiler)
-        done.touch()
+        done.write_text(json.dumps(_contents(emulator.root), indent=1, sort_keys=True))
     return emulator

@@ -1,0 +1,15 @@
+"""What pyproject.toml cannot say: rl's DPU programs ship inside the rl package.
+
+The DPU programs' C sources live in the top-level ``dpu_programs/`` folder (the design's
+layout, shared by every application). pyproject.toml cannot map a folder outside a package
+into it while still discovering packages, so this file does: ``dpu_programs/rl/`` becomes
+the data package ``rl.dpu_programs`` of the wheel, where :func:`rl.kernel.kernel_source`
+finds it in an installation that is not editable.
+"""
+
+from setuptools import find_packages, setup
+
+setup(
+    packages=[*find_packages(include=["pyupmem*", "rl*"]), "rl.dpu_programs"],
+    package_dir={"rl.dpu_programs": "dpu_programs/rl"},
+)
