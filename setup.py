@@ -4,12 +4,20 @@ The DPU programs' C sources live in the top-level ``dpu_programs/`` folder (the 
 layout, shared by every application). pyproject.toml cannot map a folder outside a package
 into it while still discovering packages, so this file does: ``dpu_programs/rl/`` becomes
 the data package ``rl.dpu_programs`` of the wheel, where :func:`rl.kernel.kernel_source`
-finds it in an installation that is not editable.
+finds it in an installation that is not editable, and ``dpu_programs/mapping/`` becomes
+``rl.mapping.dpu_programs`` (:data:`rl.mapping.workloads.PROGRAMS`).
 """
 
 from setuptools import find_packages, setup
 
 setup(
-    packages=[*find_packages(include=["pyupmem*", "rl*"]), "rl.dpu_programs"],
-    package_dir={"rl.dpu_programs": "dpu_programs/rl"},
+    packages=[
+        *find_packages(include=["pyupmem*", "rl*"]),
+        "rl.dpu_programs",
+        "rl.mapping.dpu_programs",
+    ],
+    package_dir={
+        "rl.dpu_programs": "dpu_programs/rl",
+        "rl.mapping.dpu_programs": "dpu_programs/mapping",
+    },
 )

@@ -67,7 +67,10 @@ napoleon_use_ivar = True  # "Attributes:" sections as fields: no duplicate attri
 # whose inventories a build without network cannot fetch.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(numpy|np|pathlib|os|ctypes|collections|typing|gymnasium|tqdm|enum|subprocess)(\..*)?"),
+    (
+        r"py:.*",
+        r"(numpy|np|pathlib|os|ctypes|collections|typing|gymnasium|tqdm|enum|subprocess)(\..*)?",
+    ),
     (r"py:.*", r"(array|Path|PathLike|CDLL|Structure|Union|Literal|ndarray|Env)"),
     (r"py:.*", r"(int|str|float|bool|bytes|list|dict|tuple|object|None|Any|Callable)"),
     (r"py:class", r"([A-Z]|Bool)"),  # shapes in docstrings: "bool (S,)", "(S, A)"
