@@ -55,6 +55,7 @@ from pyupmem.asynchrony import JobQueue, QueuedWorkCancelled
 from pyupmem.backend import Backend, find_backend
 from pyupmem.control import _Control
 from pyupmem.debuginfo import CType, read_types, read_types_from_bytes
+from pyupmem.elf_target import refuse_foreign_binary
 from pyupmem.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -376,10 +377,13 @@ class DpuGroup(_Transfers, _Control):
             The loaded program, a mapping of its symbols.
 
         Raises:
-            DpuProgramError: the file is missing or not a DPU program.
+            DpuProgramError: the file is missing or not a DPU program, or it was built for
+                the other backend (a binary of the SDK's compiler on the emulator: the
+                message says how to rebuild it, :mod:`pyupmem.elf_target`).
         """
         lib = self._lib()
         handle = ctypes.c_void_p()
+        refuse_foreign_binary(program, self._owner._backend.kind)
         if isinstance(program, bytes | bytearray | memoryview):
             image = np.frombuffer(program, dtype=np.uint8)
             status = lib.dpu_load_from_memory(  # type: ignore[attr-defined]
