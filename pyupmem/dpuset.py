@@ -64,7 +64,6 @@ from pyupmem.errors import (
     DpuFaultError,
     DpuIndexError,
     DpuTimeoutError,
-    PyUpmemError,
     UnsupportedError,
     make_error,
 )
@@ -826,15 +825,7 @@ class DpuSet(DpuGroup):
 
     def _allocation_hint(self) -> str:
         """What could be allocated instead, and how to get more, for an allocation error."""
-        try:
-            dpus, ranks = self._backend.capacity(self.profile)
-        except PyUpmemError:
-            dpus = ranks = 0
-        hint = f"; {dpus} DPUs ({ranks} ranks) are free now. Fix: ask for fewer, free other sets"
-        if self._backend.kind == "emulator":
-            hint += (" or emulate a larger system (PYUPMEM_EMU_NR_RANKS=N or the profile key "
-                     "nrRanks=N; 64 DPUs per rank)")
-        return hint
+        return self._backend.allocation_hint(self.profile)
 
     def hardware_seconds(self) -> float:
         """Estimated hardware time of what this set's DPUs did so far: every launch (the
