@@ -45,6 +45,7 @@ from pyupmem.errors import (
     DpuSetError,
     DpuSymbolError,
     DpuTimeoutError,
+    PendingResultError,
     PyUpmemError,
     PyUpmemWarning,
     SourceNotFoundError,
@@ -55,6 +56,7 @@ from pyupmem.errors import (
 from pyupmem.estimate import KernelEstimate
 from pyupmem.magic import load_ipython_extension
 from pyupmem.program import Program, Symbol
+from pyupmem.queued_data import PendingArray
 from pyupmem.timeline import Timeline, TimelineEvent
 from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
 
@@ -98,6 +100,8 @@ __all__ = [
     "KernelEstimate",
     "LoadedProgram",
     "PHASES",
+    "PendingArray",
+    "PendingResultError",
     "PhaseTimer",
     "Program",
     "PyUpmemError",

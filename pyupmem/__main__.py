@@ -9,7 +9,10 @@ toolchain (``dpu-upmem-dpurte-clang``, ``dpu-pkg-config``) on PATH::
 When the emulator is the selected backend (no UPMEM SDK found, or
 ``PYUPMEM_BACKEND=emulator``), they also set ``UPMEM_HOME`` to a folder with the SDK's
 layout (for CMake projects) and put the SDK-style Python module ``dpu``
-(:mod:`pyupmem.sdk_compat`) on ``PYTHONPATH``; with the SDK selected, those stay the SDK's.
+(:mod:`pyupmem.sdk_compat`) on ``PYTHONPATH``. With the SDK selected, those stay the
+SDK's, and so does PATH's order: the SDK's own ``bin`` (beside the ``lib`` of its libdpu)
+comes first and the emulator's tools last, so ``dpu-upmem-dpurte-clang`` and
+``dpu-pkg-config`` are the SDK's.
 
 ``cache info`` lists the build cache's folder, its builds and their sizes; ``cache verify``
 checks every build's recorded hashes and removes the damaged ones (exit status 1 when it
@@ -40,7 +43,8 @@ examples:
 
 With the emulator selected (no UPMEM SDK found, or PYUPMEM_BACKEND=emulator), env also
 sets UPMEM_HOME to a folder with the SDK's layout and puts the SDK-style Python module
-'dpu' on PYTHONPATH; with the SDK selected, those stay the SDK's.
+'dpu' on PYTHONPATH. With the SDK selected, those stay the SDK's, and the SDK's own
+tools stay first on PATH (the emulator's go last).
 """
 
 
@@ -77,17 +81,19 @@ def _info(args: argparse.Namespace) -> int:
 
 def _env(args: argparse.Namespace) -> int:
     from pyupmem import emu
-    from pyupmem.backend import selected_kind
+    from pyupmem.backend import sdk_bin_dir, selected_kind
 
     emulator = emu.build()
     sdk_selected = selected_kind() == "sdk"
-    sys.stdout.write(emulator.shell_lines(sdk=not sdk_selected))
+    sdk_tools = sdk_bin_dir() if sdk_selected else None
+    sys.stdout.write(emulator.shell_lines(sdk=not sdk_selected, sdk_tools=sdk_tools))
     if sdk_selected:
+        where = f" ({sdk_tools} first on PATH)" if sdk_tools else ""
         print(
-            "pyupmem: UPMEM's SDK is the selected backend, so UPMEM_HOME and the Python module "
-            "'dpu' stay the SDK's; only the emulator's dpu-upmem-dpurte-clang and "
-            "dpu-pkg-config go on PATH (set PYUPMEM_BACKEND=emulator to use the emulator "
-            "for everything)",
+            "pyupmem: UPMEM's SDK is the selected backend, so its own dpu-upmem-dpurte-clang "
+            f"and dpu-pkg-config come first{where}, and UPMEM_HOME and the Python module "
+            "'dpu' stay the SDK's; the emulator's tools go last on PATH (set "
+            "PYUPMEM_BACKEND=emulator to use the emulator for everything)",
             file=sys.stderr,
         )
     return 0

@@ -18,6 +18,7 @@ simulator from the profile (``backend=hw`` / ``backend=simulator``).
 from __future__ import annotations
 
 import ctypes.util
+import glob
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from pyupmem import _libdpu as C
-from pyupmem.errors import BackendError, DpuError, make_error
+from pyupmem.errors import BackendError, DpuError, PyUpmemError, make_error
 
 BackendKind = Literal["emulator", "sdk"]
 """The two kinds of backend: ``"emulator"`` (bundled) or ``"sdk"`` (UPMEM's libdpu)."""
@@ -34,6 +35,9 @@ BACKEND_ENV = "PYUPMEM_BACKEND"
 """Environment variable naming the backend: ``emulator`` or ``sdk``."""
 LIBDPU_ENV = "PYUPMEM_LIBDPU"
 """Environment variable giving the path of the libdpu to use."""
+
+DPU_DEVICES = "/dev/dpu_rank*"
+"""The device files of the UPMEM driver, one per rank of DPU hardware on this machine."""
 
 _SYSTEM_LIB_DIRS = (
     "/usr/lib",
@@ -104,6 +108,59 @@ class Backend:
         return dpus.value, ranks.value
 
 
+    def allocation_hint(self, profile: str = "", devices: str = DPU_DEVICES,
+                        given: str | None = None) -> str:
+        """The cause of a failed allocation and the fix, for its error message: what is
+        free now and how to get more; on the SDK with no DPU to allocate at all, whether
+        that is because this machine has no DPU hardware (no ``devices``) and the profile
+        does not ask for the SDK's simulator, or because the simulator did not start.
+        ``given`` is the profile the caller wrote (default ``profile``): on the emulator,
+        the hint names the limit the caller set, its ``nrRanks`` or the environment's."""
+        try:
+            dpus, ranks = self.capacity(profile)
+        except PyUpmemError:
+            dpus = ranks = 0
+        if self.kind == "sdk" and dpus == 0:
+            asked = {
+                key.strip().lower(): value.strip().lower()
+                for key, _, value in (item.partition("=") for item in profile.split(","))
+            }
+            if asked.get("backend") == "simulator":
+                return (
+                    f"; the SDK's simulator gave no DPU (the SDK's libdpu: {self.library}). "
+                    "Fix: check the SDK install (UPMEM_HOME and the simulator libraries in "
+                    f"its lib folder), or use pyupmem's emulator ({BACKEND_ENV}=emulator)"
+                )
+            if not glob.glob(devices):
+                return (
+                    f"; this machine has no DPU hardware (no {devices} device of the UPMEM "
+                    "driver) and the profile does not ask for the SDK's simulator. Fix: "
+                    "run on a machine with UPMEM DIMMs and their driver, use the SDK's "
+                    "simulator (profile 'backend=simulator'), or use pyupmem's emulator "
+                    f"({BACKEND_ENV}=emulator, or DpuSet(..., backend='emulator'))"
+                )
+            return (
+                f"; {len(glob.glob(devices))} DPU ranks are on this machine and none is "
+                "free now. Fix: free other sets, or wait for the other processes that hold "
+                "them"
+            )
+        hint = f"; {dpus} DPUs ({ranks} ranks) are free now. Fix: ask for fewer or free other sets"
+        if self.kind != "emulator":
+            return hint
+        given = profile if given is None else given
+        keys = dict(item.partition("=")[::2] for item in given.split(",") if item)
+        if "nrRanks" in keys:
+            return hint + (f", or raise nrRanks (your profile gives nrRanks={keys['nrRanks']}; "
+                           "64 DPUs per rank)")
+        environment = os.environ.get("PYUPMEM_EMU_NR_RANKS")
+        if environment:
+            return hint + (f", or raise PYUPMEM_EMU_NR_RANKS (now {environment}; 64 DPUs per "
+                           "rank)")
+        return hint + (", or emulate a larger system (64 DPUs per rank): for instance set "
+                       "PYUPMEM_EMU_NR_RANKS=N in the environment, or give this set the profile "
+                       "key nrRanks=N")
+
+
 _cache: dict[tuple[str | None, str | None], Backend] = {}
 
 
@@ -133,6 +190,16 @@ def _sdk_compiler(library: str, upmem_home: str | None) -> Path | None:
             return candidate
     found = shutil.which("dpu-upmem-dpurte-clang")
     return Path(found) if found else None
+
+
+def sdk_bin_dir() -> Path | None:
+    """The folder of the SDK's own tools (``dpu-upmem-dpurte-clang`` ...): ``bin`` beside
+    the ``lib`` of the SDK's libdpu, when there is one; None without an SDK."""
+    library = os.environ.get(LIBDPU_ENV) or _sdk_library(os.environ.get("UPMEM_HOME"))
+    if library is None or not Path(library).is_absolute():
+        return None
+    folder = Path(library).resolve().parent.parent / "bin"
+    return folder if folder.is_dir() else None
 
 
 def _is_emulator_library(library: str) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyupmem import _libdpu as C
 from pyupmem.errors import ArgumentValueError, DpuFaultError, UnsupportedError, make_error
@@ -54,6 +54,8 @@ class _Control:
         def _check(self, status: int, call: str, detail: str = "") -> None: ...
         def _enqueue(self, action: Callable[[], object], what: str) -> None: ...
         def _queue_busy(self) -> bool: ...
+        def _rank_indices(self) -> list[int]: ...
+        def _rank_parts(self) -> list[Any]: ...
         def _indices(self) -> Sequence[int]: ...
         def _dpu_structs(self) -> list[C.dpu_set_t]: ...
         def _program_state(self) -> LoadedProgram | None: ...
@@ -79,7 +81,10 @@ class _Control:
         """
         if asynchronous and self._queue_busy():
             self._lib(settle=False)
-            self._enqueue(lambda: self.launch(asynchronous=True, trace=trace), "launch")
+            for part in self._rank_parts():  # each rank's launch waits for that rank only
+                part._enqueue(
+                    lambda part=part: part.launch(asynchronous=True, trace=trace), "launch"
+                )
             return
         lib = self._lib()
         if "dpu_emu_trace" in lib.extensions:
@@ -163,9 +168,10 @@ class _Control:
     def _settle_queue(self, timeout: float | None) -> float | None:
         """Wait for the set's queued work (Ctrl-C drops it and stops the DPUs) and raise
         its first error; returns what is left of ``timeout``."""
-        jobs = self._owner._jobs
-        if jobs is None or jobs.in_worker():
+        owner_jobs = self._owner._jobs
+        if owner_jobs is None or owner_jobs.in_worker():
             return timeout
+        jobs = owner_jobs.view(self._rank_indices())
         start = time.monotonic()
         try:
             finished = jobs.wait(timeout)
@@ -233,7 +239,7 @@ class _Control:
             )
         jobs = self._owner._jobs
         if jobs is not None:
-            jobs.cancel()
+            jobs.view(self._rank_indices()).cancel()
         if self._dpu_status().done:
             return
         status = lib.dpu_emu_stop(self._c)  # type: ignore[attr-defined]

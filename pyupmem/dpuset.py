@@ -51,10 +51,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pyupmem import _libdpu as C
-from pyupmem.asynchrony import JobQueue, QueuedWorkCancelled
+from pyupmem.asynchrony import Finish, QueuedWorkCancelled, RankQueues
 from pyupmem.backend import Backend, find_backend
 from pyupmem.control import _Control
 from pyupmem.debuginfo import CType, read_types, read_types_from_bytes
+from pyupmem.elf_target import refuse_foreign_binary
 from pyupmem.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -63,12 +64,12 @@ from pyupmem.errors import (
     DpuFaultError,
     DpuIndexError,
     DpuTimeoutError,
-    PyUpmemError,
     UnsupportedError,
     make_error,
 )
 from pyupmem.estimate import ACTIVITIES, KernelEstimate
 from pyupmem.program import Program, Symbol
+from pyupmem.queued_data import lock_while_queued
 from pyupmem.timeline import Timeline, TimelineEvent
 from pyupmem.timing import INTER_DPU, PHASES
 from pyupmem.transfers import _address, _name, _Transfers, checked_input
@@ -245,16 +246,40 @@ class DpuGroup(_Transfers, _Control):
             )
         jobs = owner._jobs
         if settle and jobs is not None and jobs.busy:
-            jobs.wait()
+            jobs.view(self._rank_indices()).wait()
         return owner._backend.lib
 
-    def _enqueue(self, action: Callable[[], object], what: str) -> None:
-        """Queue ``action`` behind the work queued before it; it runs once this node's
-        DPUs are no longer running (:mod:`pyupmem.asynchrony`)."""
+    def _enqueue(
+        self, action: Callable[[], object], what: str, finish: Finish | None = None
+    ) -> None:
+        """Queue ``action`` behind the work queued before it on this node's ranks; it runs
+        once this node's DPUs are no longer running, and ``finish`` is told how it ended
+        (:mod:`pyupmem.asynchrony`)."""
         owner = self._owner
         if owner._jobs is None:
-            owner._jobs = JobQueue(f"{owner._count} DPUs")
-        owner._jobs.put(self._await_idle, action, f"{what} on {self!r}")
+            owner._jobs = RankQueues(f"{owner._count} DPUs")
+        owner._jobs.put(
+            self._rank_indices(), self._await_idle, action, f"{what} on {self!r}", finish
+        )
+
+    def _rank_indices(self) -> list[int]:
+        """The ranks (positions in :attr:`DpuSet.ranks`) that hold this node's DPUs: the
+        queues its asynchronous work goes on."""
+        owner = self._owner
+        if owner._rank_cache is None:
+            owner.ranks  # noqa: B018 - fills the cache
+        spans = owner._rank_cache or []
+        chosen = self._indices()
+        if isinstance(chosen, range):
+            return [
+                i for i, (_, first, count) in enumerate(spans)
+                if first < chosen.stop and chosen.start < first + count
+            ]
+        members = set(chosen)
+        return [
+            i for i, (_, first, count) in enumerate(spans)
+            if not members.isdisjoint(range(first, first + count))
+        ]
 
     def _await_idle(self, cancelled: Callable[[], bool]) -> None:
         """Wait (on the queue's worker thread) until no DPU of this node runs."""
@@ -270,7 +295,12 @@ class DpuGroup(_Transfers, _Control):
     def _queue_busy(self) -> bool:
         """Whether work queued on the set is pending, as seen from the calling thread."""
         jobs = self._owner._jobs
-        return jobs is not None and jobs.busy and not jobs.in_worker()
+        return (
+            jobs is not None
+            and jobs.busy
+            and not jobs.in_worker()
+            and jobs.view(self._rank_indices()).busy
+        )
 
     def _check(self, status: int, call: str, detail: str = "") -> None:
         if status:
@@ -399,10 +429,13 @@ class DpuGroup(_Transfers, _Control):
             The loaded program, a mapping of its symbols.
 
         Raises:
-            DpuProgramError: the file is missing or not a DPU program.
+            DpuProgramError: the file is missing or not a DPU program, or it was built for
+                the other backend (a binary of the SDK's compiler on the emulator: the
+                message says how to rebuild it, :mod:`pyupmem.elf_target`).
         """
         lib = self._lib()
         handle = ctypes.c_void_p()
+        refuse_foreign_binary(program, self._owner._backend.kind)
         if isinstance(program, bytes | bytearray | memoryview):
             image = np.frombuffer(program, dtype=np.uint8)
             status = lib.dpu_load_from_memory(  # type: ignore[attr-defined]
@@ -606,13 +639,10 @@ class DpuGroup(_Transfers, _Control):
                 f"callback() takes a callable (called with the set), got "
                 f"{type(function).__name__} {function!r}"
             )
-        parts = self._rank_parts() if per_rank else [self]
-
-        def run() -> None:
-            for part in parts:
-                function(part)
-
-        self._enqueue(run, f"callback {getattr(function, '__qualname__', function)!r}")
+        what = f"callback {getattr(function, '__qualname__', function)!r}"
+        # Per rank: each call is queued on its own rank, as the SDK's rank threads run them.
+        for part in self._rank_parts() if per_rank else [self]:
+            part._enqueue(lambda part=part: function(part), what)
 
     def _rank_parts(self) -> list[DpuGroup]:
         """This set split by rank: whole ranks as :class:`Rank`, parts as sub-sets."""
@@ -776,7 +806,7 @@ class DpuSet(DpuGroup):
         scatter_gather: bool | int | None = None,
     ):
         self._closed = True
-        self._jobs: JobQueue | None = None
+        self._jobs: RankQueues | None = None
         self._loaded: LoadedProgram | None = None
         self._view_programs: dict[tuple[str, int], LoadedProgram | None] = {}
         self._key = ("set", 0)
@@ -846,24 +876,7 @@ class DpuSet(DpuGroup):
     def _allocation_hint(self, given: str) -> str:
         """What could be allocated instead, and how to get more, for an allocation error
         (``given``: the profile the caller gave, whose ``nrRanks`` may be the limit)."""
-        try:
-            dpus, ranks = self._backend.capacity(self.profile)
-        except PyUpmemError:
-            dpus = ranks = 0
-        hint = f"; {dpus} DPUs ({ranks} ranks) are free now. Fix: ask for fewer or free other sets"
-        if self._backend.kind != "emulator":
-            return hint
-        keys = dict(item.partition("=")[::2] for item in given.split(",") if item)
-        if "nrRanks" in keys:
-            return hint + (f", or raise nrRanks (your profile gives nrRanks={keys['nrRanks']}; "
-                           "64 DPUs per rank)")
-        environment = os.environ.get("PYUPMEM_EMU_NR_RANKS")
-        if environment:
-            return hint + (f", or raise PYUPMEM_EMU_NR_RANKS (now {environment}; 64 DPUs per "
-                           "rank)")
-        return hint + (", or emulate a larger system (64 DPUs per rank): for instance set "
-                       "PYUPMEM_EMU_NR_RANKS=N in the environment, or give this set the profile "
-                       "key nrRanks=N")
+        return self._backend.allocation_hint(self.profile, given=given)
 
     def hardware_seconds(self) -> float:
         """Estimated hardware time of what this set's DPUs did so far: every launch (the
@@ -1127,7 +1140,7 @@ class DpuSubset(DpuGroup):
             )
 
         if asynchronous:
-            self._enqueue(run, f"write of {_name(symbol)!r}")
+            self._enqueue(run, f"write of {_name(symbol)!r}", lock_while_queued((data, array)))
         else:
             run()
 
@@ -1139,7 +1152,8 @@ class DpuSubset(DpuGroup):
         """Run the loaded program on the chosen DPUs (see :meth:`DpuSet.launch`)."""
         if asynchronous and self._queue_busy():
             self._lib(settle=False)
-            self._enqueue(lambda: self.launch(asynchronous=True), "launch")
+            for part in self._rank_parts():  # each part waits for its own rank only
+                part._enqueue(lambda part=part: part.launch(asynchronous=True), "launch")
             return
         lib = self._lib()
         launched: list[DpuGroup] = []
@@ -1189,7 +1203,7 @@ class DpuSubset(DpuGroup):
         (see :meth:`DpuSet.stop`)."""
         jobs = self._owner._jobs
         if jobs is not None:
-            jobs.cancel()
+            jobs.view(self._rank_indices()).cancel()
         for dpu in self:
             dpu.stop()
 

@@ -24,6 +24,7 @@ Hierarchy::
     ├── CacheFolderError        an unsafe program cache folder         (also a PermissionError)
     ├── SymbolTypeError         data whose dtype does not fit a symbol (also a TypeError)
     ├── SymbolShapeError        data whose shape does not fit a symbol (also a ValueError)
+    ├── PendingResultError      an asynchronous gather's result that will not be filled
     ├── BackendError            no usable libdpu, or an invalid backend choice
     │   └── UnsupportedError    the backend cannot do this (also a NotImplementedError)
     ├── CompileError            the DPU compiler failed (carries its messages)
@@ -49,6 +50,12 @@ from pyupmem import _libdpu as C
 
 class PyUpmemError(Exception):
     """Base class of every exception pyupmem raises on purpose."""
+
+
+class PendingResultError(PyUpmemError):
+    """The result of ``gather(..., asynchronous=True)`` (a :class:`~pyupmem.PendingArray`)
+    was read, but the gather was dropped or failed, did not run within the time asked, or
+    is read from inside the queue before it ran (:mod:`pyupmem.queued_data`)."""
 
 
 class ArgumentTypeError(PyUpmemError, TypeError):

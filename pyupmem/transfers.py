@@ -24,8 +24,9 @@ import numpy as np
 from pyupmem import _libdpu as C
 from pyupmem.errors import make_error
 from pyupmem.program import Symbol
+from pyupmem.queued_data import PendingArray, lock_while_queued, queued_for_transfer
 from pyupmem.typecheck import as_input_array as _as_input_array
-from pyupmem.typecheck import checked_input, read_layout
+from pyupmem.typecheck import checked_input, checked_output, read_layout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,6 +80,14 @@ def _part_shape(
 
 
 def _check_out(out: np.ndarray, count: int, call: str) -> None:
+    if isinstance(out, np.ndarray) and queued_for_transfer(out):
+        raise make_error(
+            C.DPU_ERR_INVALID_BUFFER_SIZE,
+            call,
+            detail="out is still queued for an asynchronous transfer (read-only until it has "
+            "run): sync() first, or gather into another array",
+            before_call=True,
+        )
     if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or not out.flags.writeable:
         raise make_error(
             C.DPU_ERR_INVALID_BUFFER_SIZE,
@@ -111,7 +120,12 @@ class _Transfers:
 
         def _lib(self, settle: bool = True) -> C.LibDpu: ...
         def _check(self, status: int, call: str, detail: str = "") -> None: ...
-        def _enqueue(self, action: Callable[[], object], what: str) -> None: ...
+        def _enqueue(
+            self,
+            action: Callable[[], object],
+            what: str,
+            finish: Callable[[BaseException | None], None] | None = None,
+        ) -> None: ...
         def _dpu_structs(self) -> list[C.dpu_set_t]: ...
         def _program_state(self) -> LoadedProgram | None: ...
         def _require_single(self, call: str, method: str, instead: str) -> None: ...
@@ -188,8 +202,9 @@ class _Transfers:
             raw: move the bytes as they are, without the type check.
             asynchronous: queue the transfer and return at once (the SDK's
                 ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
-                no longer run, and ``data`` is kept alive until then
-                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
+                no longer run, and ``data`` is kept alive and read-only until then
+                (:mod:`pyupmem.asynchrony`, :mod:`pyupmem.queued_data`); :meth:`sync`
+                reports its errors.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
@@ -225,6 +240,7 @@ class _Transfers:
             self._enqueue(
                 lambda: self._copy_to(lib, name, offset, array, length),
                 f"write of {_name(symbol)!r}",
+                lock_while_queued((data, array)),
             )
             return
         self._copy_to(lib, name, offset, array, length)
@@ -256,8 +272,9 @@ class _Transfers:
             raw: move the bytes as they are, without the type check.
             asynchronous: queue the transfer and return at once (the SDK's
                 ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
-                no longer run, and ``data`` is kept alive until then
-                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
+                no longer run, and ``data`` is kept alive and read-only until then
+                (:mod:`pyupmem.asynchrony`, :mod:`pyupmem.queued_data`); :meth:`sync`
+                reports its errors.
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken (checked before the call).
@@ -285,7 +302,9 @@ class _Transfers:
                 self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
 
         if asynchronous:
-            self._enqueue(run, f"broadcast of {_name(symbol)!r}")
+            self._enqueue(
+                run, f"broadcast of {_name(symbol)!r}", lock_while_queued((data, array))
+            )
         else:
             run()
 
@@ -313,8 +332,9 @@ class _Transfers:
                 symbol's C type (:mod:`pyupmem.typecheck`).
             asynchronous: queue the transfer and return at once (the SDK's
                 ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
-                no longer run, and the shares are kept alive until then
-                (:mod:`pyupmem.asynchrony`); :meth:`sync` reports its errors.
+                no longer run, and the shares are kept alive and read-only until then
+                (:mod:`pyupmem.asynchrony`, :mod:`pyupmem.queued_data`); :meth:`sync`
+                reports its errors.
 
         Raises:
             DpuAccessError: wrong number of shares or uneven shares
@@ -396,6 +416,10 @@ class _Transfers:
                     self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses),
                 ),
                 f"scatter to {_name(symbol)!r}",
+                lock_while_queued(
+                    [data, *(keep if isinstance(keep, list) else [keep])]
+                    + (list(data) if isinstance(data, list | tuple) else [])
+                ),
             )
             return
         self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses)
@@ -409,8 +433,9 @@ class _Transfers:
         *,
         out: np.ndarray | None = None,
         pad: bool = False,
+        raw: bool = False,
         asynchronous: bool = False,
-    ) -> np.ndarray:
+    ) -> Any:
         """Read ``symbol`` from every DPU into one new array of shape ``(len(self), *shape)``
         (``dpu_prepare_xfer`` + ``dpu_push_xfer``), with no copy after the transfer.
 
@@ -418,27 +443,35 @@ class _Transfers:
             symbol: a symbol name or a :class:`Symbol`.
             dtype: the element type of the result; default: the symbol's C type
                 (:attr:`Symbol.dtype`, from the debug information). A symbol without one
-                needs it. An explicit dtype reads the bytes as that type.
+                needs it. Another dtype than the symbol's is refused unless ``raw``.
             shape: the shape of each DPU's part (an int is a count); default: the symbol's
                 shape (``()`` for a scalar, so the result is ``(len(self),)``), or the rest
                 of the symbol after ``offset`` as ``dtype`` elements.
             offset: byte offset in the symbol.
             out: an existing C-contiguous, writable array of ``len(self)`` rows to fill
-                instead of a new one (``dtype`` and ``shape`` are then taken from it).
+                instead of a new one (``dtype`` and ``shape`` are then taken from it; its
+                dtype must be the symbol's, or ``uint8`` for the bytes as they are).
             pad: when True, a part whose size breaks the alignment rule (a multiple of 8
                 bytes in MRAM, 4 in WRAM) is read rounded up and trimmed (one copy); the
                 counterpart of ``scatter(..., pad=True)``. When False (default) it raises.
-            asynchronous: queue the transfer and return the array at once (the SDK's
-                ``DPU_XFER_ASYNC``); it is filled after the work queued before it, once the
-                DPUs no longer run: read it after :meth:`sync` or in a :meth:`callback`
-                queued after the gather (:mod:`pyupmem.asynchrony`).
+            raw: read the bytes as ``dtype`` (or into ``out``) even where it is not the
+                symbol's C type: the explicit reinterpretation.
+            asynchronous: queue the transfer and return at once (the SDK's
+                ``DPU_XFER_ASYNC``); it runs after the work queued before it, once the DPUs
+                no longer run. The result is then a :class:`~pyupmem.PendingArray`: reading
+                its data waits until the gather has run (and raises
+                :class:`~pyupmem.errors.PendingResultError` if it never will), so it never
+                shows unfilled memory; ``result()`` gives the ndarray
+                (:mod:`pyupmem.queued_data`). An ``out=`` array is read-only until filled.
 
         Returns:
-            The array, ``result[i]`` from DPU ``i``.
+            The array, ``result[i]`` from DPU ``i`` (a :class:`~pyupmem.PendingArray` of it
+            with ``asynchronous=True``).
 
         Raises:
             DpuAccessError: a rule on sizes and offsets is broken, or ``out`` does not fit.
-            SymbolTypeError: no ``dtype`` given and the symbol has no C type.
+            SymbolTypeError: no ``dtype`` given and the symbol has no C type, or a
+                ``dtype`` (or ``out``) other than the symbol's without ``raw``.
         """
         lib = self._lib(not asynchronous)
         call = "dpu_push_xfer"
@@ -446,9 +479,10 @@ class _Transfers:
         resolved = self._resolve(symbol, call)
         if out is not None:
             _check_out(out, count, call)
+            checked_output(resolved, out, "gather", raw)
             result = out
         else:
-            layout = read_layout(resolved, dtype, shape, offset, "gather")
+            layout = read_layout(resolved, dtype, shape, offset, "gather", raw)
             if layout is None:
                 dtype = np.dtype(dtype)
                 shape = _part_shape(shape, resolved, offset, dtype, call)
@@ -458,15 +492,22 @@ class _Transfers:
             row = dtype.itemsize * int(np.prod(shape)) if shape else dtype.itemsize
             if pad and granule and row % granule:
                 padded = -(-row // granule) * granule
-                full = self.gather(symbol, np.uint8, padded, offset, asynchronous=asynchronous)
+                full = self.gather(
+                    symbol, np.uint8, padded, offset, raw=True, asynchronous=asynchronous
+                )
                 if not asynchronous:
                     trimmed = np.ascontiguousarray(full[:, :row])
                     return trimmed.view(dtype).reshape((count, *shape))
                 result = np.empty((count, *shape), dtype=dtype)
                 rows = result.reshape(count, -1).view(np.uint8)
+                pending = self._pending(result, symbol)
                 # A second job, run right after the padded gather, trims into the result.
-                self._enqueue(lambda: np.copyto(rows, full[:, :row]), "trim of a padded gather")
-                return result
+                self._enqueue(
+                    lambda: np.copyto(rows, full.result()[:, :row]),
+                    "trim of a padded gather",
+                    pending._finished,
+                )
+                return pending
             result = np.empty((count, *shape), dtype=dtype)
         length = result.nbytes // count if count else 0
         self._check_access(resolved, offset, length, call)
@@ -475,6 +516,14 @@ class _Transfers:
         base = _address(result)
         addresses = [base + i * length for i in range(count)]
         if asynchronous:
+            pending = self._pending(result, symbol)
+            unlock = lock_while_queued([out]) if out is not None else None
+
+            def finish(error: BaseException | None) -> None:
+                if unlock is not None:
+                    unlock(error)
+                pending._finished(error)
+
             # The job refers to ``result``: the array lives until it has been filled.
             self._enqueue(
                 lambda: (
@@ -484,10 +533,20 @@ class _Transfers:
                     ),
                 ),
                 f"gather of {_name(symbol)!r}",
+                finish,
             )
-            return result
+            return pending
         self._push(lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses)
         return result
+
+    def _pending(self, result: np.ndarray, symbol: str | Symbol) -> PendingArray:
+        """``result`` behind a :class:`PendingArray` until the queued gather has filled it."""
+        owner = self._owner
+        return PendingArray(
+            result,
+            f"gather of {_name(symbol)!r}",
+            lambda: owner._jobs is not None and owner._jobs.in_worker(),
+        )
 
     def _push(
         self,
@@ -690,18 +749,23 @@ class _Transfers:
         offset: int = 0,
         *,
         out: Any = None,
+        raw: bool = False,
     ) -> np.ndarray:
         """Read ``symbol`` from a single DPU (``dpu_copy_from``).
 
         Args:
             symbol: a symbol name or a :class:`Symbol`.
             dtype: the element type of the result; default: the symbol's C type (a
-                symbol without one needs it).
+                symbol without one needs it). Another dtype than the symbol's is refused
+                unless ``raw``.
             shape: the shape of the result (an int is a count); default: the symbol's
                 shape (``()`` for a scalar), or the rest of the symbol after ``offset``.
             offset: byte offset in the symbol.
             out: a writable C-contiguous buffer (numpy array, bytearray ...) to fill
-                instead of a new array; its size is the transfer's size.
+                instead of a new array; its size is the transfer's size, and its dtype the
+                symbol's or ``uint8`` (a byte buffer receives the bytes as they are).
+            raw: read the bytes as ``dtype`` (or into ``out``) even where it is not the
+                symbol's C type.
 
         Returns:
             The array read (``out`` as an array when it was given).
@@ -709,6 +773,7 @@ class _Transfers:
         Raises:
             DpuSetError: the set has more than one DPU (use :meth:`gather`).
             DpuAccessError: a rule on sizes and offsets is broken.
+            SymbolTypeError: a ``dtype`` (or ``out``) other than the symbol's without ``raw``.
         """
         lib = self._lib()
         self._require_single("dpu_copy_from", "read", "gather")
@@ -722,8 +787,9 @@ class _Transfers:
                     detail="out must be a writable, C-contiguous buffer",
                     before_call=True,
                 )
+            checked_output(resolved, result, "read", raw)
         else:
-            layout = read_layout(resolved, dtype, shape, offset, "read")
+            layout = read_layout(resolved, dtype, shape, offset, "read", raw)
             if layout is None:
                 dtype = np.dtype(dtype)
                 shape = _part_shape(shape, resolved, offset, dtype, "dpu_copy_from")

@@ -11,13 +11,20 @@ A symbol whose program carries debug information knows its dtype and shape
   is a leading part of it: a flat array of at most as many elements, or ``(k, *S[1:])``
   with ``k <= S[0]`` (written from ``offset``);
 - accept Python numbers and lists, converted to the symbol's dtype (``broadcast("n", 5)``);
-- take any data into a byte array (``uint8_t buf[N]``, ``char buf[N]``): C programs use
-  those as raw storage;
+- take any array data into a raw-storage array (``uint8_t buf[N]``, ``unsigned char
+  buf[N]``, ``char buf[N]``): C programs use those as untyped bytes. An ``int8_t x[N]``
+  (or ``signed char``) array holds numbers: it takes byte data (1-byte integers, ``bytes``)
+  of any shape, and refuses data of another dtype (``float64`` into ``int8_t x[64]``)
+  like any other mismatch;
 - give :meth:`~pyupmem.DpuSet.gather` and :meth:`~pyupmem.DpuSet.read` the symbol's dtype
-  and shape (a scalar gathers as shape ``(n_dpus,)``).
+  and shape (a scalar gathers as shape ``(n_dpus,)``), and refuse an explicit ``dtype=``
+  (or an ``out=`` array of a dtype) other than the symbol's: ``gather("x", np.float32)`` on
+  an ``int32_t x`` raises :class:`~pyupmem.errors.SymbolTypeError`, as the scatter of
+  ``float32`` data into it does. An ``out=`` byte buffer (``uint8``) receives the bytes as
+  they are, and a raw-storage array reads as any dtype.
 
-``raw=True`` on a write, or an explicit ``dtype=`` on a read, moves bytes as they are.
-Without debug information the caller names the dtype of a read.
+``raw=True``, on a write or a read, moves the bytes as they are: the explicit way to
+reinterpret them. Without debug information the caller names the dtype of a read.
 """
 
 from __future__ import annotations
@@ -27,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from pyupmem.debuginfo import CType
 from pyupmem.errors import ArgumentTypeError, SymbolShapeError, SymbolTypeError
 from pyupmem.program import Symbol
 
-__all__ = ["as_input_array", "checked_input", "read_layout"]
+__all__ = ["as_input_array", "checked_input", "checked_output", "read_layout"]
 
 _PY_SCALARS = (int, float, bool, complex)
 
@@ -97,12 +105,14 @@ def checked_input(
     if info is None:
         return as_input_array(data)
     assert symbol is not None
-    if info.dtype.itemsize == 1 and info.dtype.kind in "iu" and info.shape:
-        return as_input_array(data)  # a byte array is raw storage: any data is bytes
     if isinstance(data, (*_PY_SCALARS, list, tuple)):
         array = _converted(symbol, data, call)
     else:
         array = as_input_array(data)
+        if info.shape and _is_storage(info):
+            return array  # raw storage: any data, of any shape, moves as bytes
+        if _is_bytes(info.dtype) and info.shape and _is_bytes(array.dtype):
+            return array  # byte data into a byte array: any shape
     if array.dtype is not info.dtype and array.dtype != info.dtype:
         convert = (
             f"build the data with dtype=dpus.symbol({symbol.name!r}).dtype (a structured dtype)"
@@ -125,6 +135,46 @@ def checked_input(
             "Fix: reshape the data, or pass raw=True to move the bytes as they are"
         )
     return array
+
+
+def _is_bytes(dtype: np.dtype) -> bool:
+    return dtype.itemsize == 1 and dtype.kind in "iu"
+
+
+def _is_storage(info: CType) -> bool:
+    """``uint8_t buf[N]``, ``unsigned char buf[N]``, ``char buf[N]``: the C idiom for raw
+    storage. ``int8_t x[N]`` and ``signed char x[N]`` hold numbers, and are typed."""
+    base = info.name.split("[", 1)[0].strip()
+    return info.dtype.itemsize == 1 and (info.dtype.kind == "u" or base == "char")
+
+
+def _untyped(info: CType) -> bool:
+    """A raw-storage array, read as any dtype as it is written from any."""
+    return bool(info.shape) and _is_storage(info)
+
+
+def _refuse_read_as(symbol: Symbol, dtype: np.dtype, call: str, how: str) -> None:
+    info = symbol.type_info
+    assert info is not None
+    raise SymbolTypeError(
+        f"{call}: {how} {dtype} from {symbol.describe()}: the dtypes differ and the bytes "
+        f"would be reinterpreted. Fix: leave dtype= out (the symbol's own {info.dtype} is "
+        "used) and convert the result with .astype(), or pass raw=True to read the bytes "
+        f"as {dtype}"
+    )
+
+
+def checked_output(symbol: Symbol | None, out: np.ndarray, call: str, raw: bool) -> None:
+    """Refuse an ``out=`` array whose dtype is not the symbol's (a byte buffer is raw bytes).
+
+    Raises:
+        SymbolTypeError: the dtypes differ and neither ``raw`` nor a byte buffer says so.
+    """
+    info = symbol.type_info if symbol is not None and not raw else None
+    if info is None or out.dtype in (info.dtype, np.uint8) or _untyped(info):
+        return
+    assert symbol is not None
+    _refuse_read_as(symbol, out.dtype, call, "out= of dtype")
 
 
 def _converted(symbol: Symbol, data: Any, call: str) -> np.ndarray:
@@ -169,12 +219,14 @@ def read_layout(
     shape: int | Sequence[int] | None,
     offset: int,
     call: str,
+    raw: bool = False,
 ) -> tuple[np.dtype, tuple[int, ...]] | None:
     """The dtype and per-DPU shape of a read, or None when the caller's arguments decide
     and the byte size must come from the symbol (no type to take them from).
 
     Raises:
-        SymbolTypeError: no ``dtype`` was given and the symbol has no C type.
+        SymbolTypeError: no ``dtype`` was given and the symbol has no C type, or a
+            ``dtype`` other than the symbol's was given without ``raw``.
     """
     info = symbol.type_info if symbol is not None else None
     if dtype is None:
@@ -193,6 +245,9 @@ def read_layout(
         dtype = info.dtype
     else:
         dtype = np.dtype(dtype)
+        if info is not None and not raw and dtype != info.dtype and not _untyped(info):
+            assert symbol is not None
+            _refuse_read_as(symbol, dtype, call, "reading")
     if shape is not None:
         return dtype, (int(shape),) if isinstance(shape, int | np.integer) else tuple(
             int(n) for n in shape

@@ -178,7 +178,7 @@ def test_unknown_symbol(dpus: pim.DpuSet) -> None:
         (lambda d: d.scatter("mram_buf", np.zeros((4, 3), np.uint8)), 10, "pad=True"),
         (lambda d: d.broadcast("wram_buf", np.zeros(2, np.uint8)), 8, "multiples of 4"),
         (lambda d: d.broadcast("wram_buf", np.zeros(4, np.uint8), offset=2), 8, "multiples of 4"),
-        (lambda d: d.gather("mode", np.uint16, 1), 8, "multiples of 4"),
+        (lambda d: d.gather("mode", np.uint16, 1, raw=True), 8, "multiples of 4"),
         (lambda d: d.broadcast("wram_buf", np.zeros(68, np.uint8)), 11, "exceeds the 64 bytes"),
         (lambda d: d.broadcast("mram_buf", np.zeros(8, np.uint8), offset=4096), 11, "exceeds"),
         (lambda d: d.gather("mram_buf", np.uint64, 513), 11, "exceeds"),

@@ -106,9 +106,11 @@ def test_mismatches_are_refused_with_both_types_and_the_fix(dpus, call, error, m
     assert "raw=True" in str(info.value) or "fit" in str(info.value)
 
 
-def test_raw_and_explicit_dtypes_move_bytes(dpus: pim.DpuSet) -> None:
+def test_raw_moves_bytes_in_both_directions(dpus: pim.DpuSet) -> None:
     dpus.broadcast("n", np.float32(1.0), raw=True)
-    assert dpus.gather("n", np.float32).tolist() == [[1.0]] * 8
+    with pytest.raises(pim.SymbolTypeError, match="raw=True"):
+        dpus.gather("n", np.float32)  # typed reads, as typed writes
+    assert dpus.gather("n", np.float32, raw=True).tolist() == [[1.0]] * 8
     assert dpus.gather("n").tolist() == [0x3F800000] * 8
 
 

@@ -100,12 +100,25 @@ class Emulator:
         :mod:`pyupmem.sdk_compat`) that ``python -m pyupmem env`` puts on PYTHONPATH."""
         return self.root / "python"
 
-    def shell_lines(self, sdk: bool = True) -> str:
-        """Shell lines (for ``eval``) that put the emulator's toolchain first on PATH and set
-        ``UPMEM_EMU_HOME``; with ``sdk`` (the emulator is the selected backend) also set
-        ``UPMEM_HOME`` to :attr:`upmem_home` and put :attr:`python_dir` (the SDK-style
-        Python module ``dpu``) first on PYTHONPATH."""
-        lines = [f'export PATH="{self.bin_dir}:$PATH"', f'export UPMEM_EMU_HOME="{self.root}"']
+    def shell_lines(self, sdk: bool = True, sdk_tools: Path | None = None) -> str:
+        """Shell lines (for ``eval``) that put the emulator's toolchain on PATH and set
+        ``UPMEM_EMU_HOME``.
+
+        Args:
+            sdk: the emulator is the selected backend: its toolchain goes first on PATH,
+                ``UPMEM_HOME`` is set to :attr:`upmem_home` and :attr:`python_dir` (the
+                SDK-style Python module ``dpu``) goes first on PYTHONPATH. When False (UPMEM's
+                SDK is selected) the SDK keeps its compiler, ``dpu-pkg-config``,
+                ``UPMEM_HOME`` and ``dpu`` module: the emulator's tools go last on PATH.
+            sdk_tools: with ``sdk`` False, the SDK's own ``bin`` folder, put first on PATH.
+        """
+        if sdk:
+            path = f'export PATH="{self.bin_dir}:$PATH"'
+        elif sdk_tools is not None:
+            path = f'export PATH="{sdk_tools}:$PATH:{self.bin_dir}"'
+        else:
+            path = f'export PATH="$PATH:{self.bin_dir}"'
+        lines = [path, f'export UPMEM_EMU_HOME="{self.root}"']
         if sdk:
             lines.append(f'export UPMEM_HOME="{self.upmem_home}"')
             lines.append(f'export PYTHONPATH="{self.python_dir}${{PYTHONPATH:+:$PYTHONPATH}}"')

@@ -2,6 +2,7 @@
  * symbols (as DPU addresses), its WRAM segment, its initial MRAM content and its
  * number of tasklets. */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,28 @@
 #endif
 
 #define NR_TASKLETS_SYMBOL "__pyupmem_nr_tasklets"
+
+/* e_machine of a binary built for the DPU by the SDK's compiler (UPMEM's LLVM). */
+#define ELF_MACHINE_DPU 245
+
+/* A binary of the SDK's compiler is the commonest invalid file: the status stays
+ * DPU_ERR_ELF_INVALID_FILE (as the SDK's libdpu says for a foreign ELF), and stderr says
+ * what it is and how to rebuild it, since a C host has no other channel. */
+static void explain_dpu_binary(const uint8_t *image, size_t size)
+{
+    const Elf32_Ehdr *header = (const Elf32_Ehdr *)image;
+    if (size < sizeof(*header) || memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
+        header->e_ident[EI_DATA] != ELFDATA2LSB || header->e_machine != ELF_MACHINE_DPU)
+        return;
+    const char *quiet = getenv("PYUPMEM_EMU_QUIET");
+    if (quiet != NULL && *quiet != '\0' && strcmp(quiet, "0") != 0)
+        return;
+    fprintf(stderr, "pyupmem emulator: dpu_load: this is a DPU binary built by the UPMEM SDK's "
+                    "compiler (ELF machine EM_DPU): the emulator runs DPU programs built for this "
+                    "host. Rebuild it from its source with the emulator's dpu-upmem-dpurte-clang "
+                    "(eval \"$(python -m pyupmem env)\" puts it on PATH) or "
+                    "pyupmem.build_program\n");
+}
 
 static int inside(size_t size, uint64_t offset, uint64_t length)
 {
@@ -73,8 +96,10 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
         header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_machine != HOST_MACHINE ||
         header->e_type != ET_EXEC || header->e_shentsize != sizeof(Elf64_Shdr) ||
         !inside(size, header->e_shoff, (uint64_t)header->e_shnum * sizeof(Elf64_Shdr)) ||
-        header->e_shstrndx >= header->e_shnum)
+        header->e_shstrndx >= header->e_shnum) {
+        explain_dpu_binary(image, size);
         return DPU_ERR_ELF_INVALID_FILE;
+    }
     dpu_error_t status = read_wram_segment(image, size, header, program);
     if (status != DPU_OK)
         return status;

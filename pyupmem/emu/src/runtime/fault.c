@@ -187,3 +187,17 @@ void __dpurt_install_fault_handlers(void)
     for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
         sigaction(signals[i], &action, NULL);
 }
+
+/* assert() of a DPU program: glibc's __assert_fail would print its own line on stderr once
+ * per DPU, then abort. Defined here, it wins over libc's for the program (the runtime comes
+ * first in the link), and the message goes to the fault only, with the file, line and
+ * function that assert() names. */
+void __assert_fail(const char *assertion, const char *file, unsigned int line,
+                   const char *function)
+{
+    if (function == NULL)
+        function = "?";
+    else if (strcmp(function, "dpu_main") == 0)
+        function = "main"; /* the toolchain renames the program's main */
+    __dpurt_fault(file, (int)line, "assertion failed: %s in %s()", assertion, function);
+}
