@@ -25,8 +25,8 @@ CASES = {
     2: ("mram_read: MRAM address 0x8000004 is not 8-byte aligned", "unaligned"),
     3: ("is outside MRAM [0x08000000, 0x0c000000)", "beyond 64 MiB"),
     4: ("mem_alloc(70000): WRAM exhausted", "WRAM exhausted"),
-    5: ("bad memory access (SIGSEGV) at address 0x10 in dpu_main", None),
-    6: ("abort() called (SIGABRT)", None),
+    5: ("bad memory access (SIGSEGV) at address 0x10 in main() at faults.c:", None),
+    6: ("abort() called (SIGABRT) in main() at faults.c:", None),
     7: ("mram_write: size 4096 is not a multiple of 8 in 8..2048 bytes", "size > 2048"),
     8: ("deadlock: every live tasklet waits forever (tasklet 2 in barrier_wait)", None),
     10: ("stack overflow", None),
@@ -50,6 +50,9 @@ def test_fault_is_reported_and_contained(mode):
         assert fault_line.endswith("(tasklet 2 in barrier_wait)"), fault_line
     if marker is not None:
         assert re.search(rf"faults\.c:{line_of(marker)}\)", fault_line), fault_line
+    crash = {5: "/* bad pointer */", 6: "case 6: abort();"}.get(mode)
+    if crash is not None:  # a crash names the program's own line, from its DWARF lines
+        assert f"faults.c:{line_of(crash)} (tasklet 2)" in fault_line, fault_line
     # A faulted DPU stays faulted until it is loaded again; then the whole set works.
     assert f"relaunch={DPU_ERR_DPU_FAULT}" in out
     assert "after_reload=0" in out
@@ -105,3 +108,18 @@ def test_many_faults_at_once_raise_one_error_and_print_little(tmp_path, asked):
     # any order).
     assert len(lines) == 4, lines
     assert sum("more DPUs faulted" in line for line in lines) == 1, lines
+
+
+def test_a_crash_in_python_names_the_file_line_and_function():
+    import numpy as np
+
+    import pyupmem as pim
+
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(build_dpu("faults.c", "-g", "-DNR_TASKLETS=4"))
+        dpus.broadcast("mode", np.uint32(6))
+        with pytest.raises(pim.DpuFaultError) as caught:
+            dpus.launch()
+    assert f"abort() called (SIGABRT) in main() at faults.c:{line_of('case 6: abort();')}" in str(
+        caught.value
+    )

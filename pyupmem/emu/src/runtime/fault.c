@@ -3,6 +3,8 @@
  * process never sees the crash. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -134,6 +137,72 @@ void __dpurt_warn_once(const char *rule, const char *file, int line, const char 
             __dpurt.slot ? __dpurt.slot->dpu_id : 0, message, __dpurt.current, file ? file : "?", line);
 }
 
+/* The first address of the DPU program's own code on the faulting stack: `pc` itself, or
+ * the return address of the program's call that led into libc or this runtime (abort(),
+ * a bad pointer given to memcpy ...), minus one so that it names the call's line. */
+static uintptr_t program_pc(uintptr_t pc)
+{
+    if (__dpurt_in_program_text(pc))
+        return pc;
+    void *frames[48];
+    int depth = backtrace(frames, 48);
+    for (int i = 0; i < depth; i++)
+        if (__dpurt_in_program_text((uintptr_t)frames[i]))
+            return (uintptr_t)frames[i] - 1;
+    return 0;
+}
+
+/* " in FUNCTION() at FILE:LINE" for a program address, from the program's DWARF line table
+ * by binutils' addr2line (gcc's companion, so it is there); "" when it cannot tell. The
+ * worker is about to exit: a child process is affordable. */
+static void describe_program_pc(uintptr_t pc, char *out, size_t size)
+{
+    out[0] = '\0';
+    int pipe_fds[2];
+    if (pc == 0 || pipe(pipe_fds) != 0)
+        return;
+    char address[32], program[PATH_MAX];
+    snprintf(address, sizeof(address), "0x%lx", (unsigned long)pc);
+    ssize_t length = readlink("/proc/self/exe", program, sizeof(program) - 1);
+    if (length <= 0) {
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        return;
+    }
+    program[length] = '\0'; /* the worker's executable: the DPU program itself */
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(pipe_fds[1], STDOUT_FILENO);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, STDERR_FILENO);
+        close(pipe_fds[0]);
+        execlp("addr2line", "addr2line", "-f", "-e", program, address, (char *)NULL);
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    char text[512];
+    size_t used = 0;
+    ssize_t got;
+    while (child > 0 && used < sizeof(text) - 1 &&
+           (got = read(pipe_fds[0], text + used, sizeof(text) - 1 - used)) > 0)
+        used += (size_t)got;
+    text[used] = '\0';
+    close(pipe_fds[0]);
+    if (child > 0)
+        waitpid(child, NULL, 0);
+    char *function = strtok(text, "\n"), *place = strtok(NULL, "\n");
+    if (function == NULL || place == NULL || strncmp(place, "??", 2) == 0)
+        return;
+    char *discriminator = strstr(place, " (discriminator");
+    if (discriminator != NULL)
+        *discriminator = '\0';
+    if (strcmp(function, "dpu_main") == 0)
+        function = "main"; /* the program's main, renamed by the toolchain */
+    const char *file = strrchr(place, '/');
+    snprintf(out, size, " in %s() at %s", function, file ? file + 1 : place);
+}
+
 static void on_signal(int signo, siginfo_t *info, void *context)
 {
     uintptr_t pc = 0;
@@ -146,7 +215,10 @@ static void on_signal(int signo, siginfo_t *info, void *context)
 #endif
     char where[256] = "";
     Dl_info symbol;
-    if (pc != 0 && dladdr((void *)pc, &symbol) && symbol.dli_sname != NULL)
+    describe_program_pc(program_pc(pc), where, sizeof(where));
+    if (where[0] != '\0')
+        ; /* the program's own file and line */
+    else if (pc != 0 && dladdr((void *)pc, &symbol) && symbol.dli_sname != NULL)
         snprintf(where, sizeof(where), " in %s+0x%lx", symbol.dli_sname,
                  (unsigned long)(pc - (uintptr_t)symbol.dli_saddr));
     else if (pc != 0)

@@ -66,6 +66,8 @@ void __dpurt_wake(const void *object);
 /* Wakes every tasklet blocked on `object`, the caller and they all leaving at the latest
  * of their modelled clocks (a barrier). */
 void __dpurt_release_together(const void *object);
+/* Whether `pc` lies in the DPU program's own code (not libc's or this runtime's). */
+bool __dpurt_in_program_text(uintptr_t pc);
 /* Whether `address` lies in a tasklet's stack guard page (a stack overflow), and whose. */
 bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet);
 

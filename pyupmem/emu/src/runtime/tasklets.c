@@ -676,6 +676,11 @@ void halt(void)
     tasklet_exit();
 }
 
+bool __dpurt_in_program_text(uintptr_t pc)
+{
+    return pc >= program_text_start && pc < program_text_end;
+}
+
 bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)address;
