@@ -101,7 +101,7 @@ dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t sym
         return status;
     for (uint32_t i = range.first; i < range.first + range.count; i++)
         memcpy(locate(range.allocation, i, access, length), src, length);
-    /* libdpu writes the same bytes to several DPUs as a broadcast */
+    /* the same bytes to several DPUs are a broadcast (dpu_broadcast_to comes here too) */
     emu_account_transfer(range, range.count > 1 ? EMU_XFER_BROADCAST : EMU_XFER_SERIAL_TO, length,
                          false, started);
     return DPU_OK;
@@ -151,16 +151,7 @@ dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_
                                     dpu_xfer_flags_t flags)
 {
     (void)flags; /* transfers complete before the call returns */
-    struct emu_range range;
-    struct access access;
-    double started = emu_now_ns();
-    dpu_error_t status = prepare(dpu_set, symbol, symbol_offset, length, &range, &access);
-    if (status != DPU_OK || length == 0)
-        return status;
-    for (uint32_t i = range.first; i < range.first + range.count; i++)
-        memcpy(locate(range.allocation, i, access, length), src, length);
-    emu_account_transfer(range, EMU_XFER_BROADCAST, length, false, started);
-    return DPU_OK;
+    return dpu_copy_to_symbol(dpu_set, symbol, symbol_offset, src, length);
 }
 
 dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset,
