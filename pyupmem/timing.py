@@ -106,8 +106,9 @@ class PhaseTimer:
     """Records the time of named phases over repetitions, leaving warm-ups out.
 
     Phase names are the four standard ones (:data:`PHASES`; ``"kernel"``, ``"cpu_dpu"``
-    ... are accepted as aliases) or names declared in ``extra_phases``, reported after
-    them; any other name is an error, so that a misspelt phase is not silently a new
+    ... are accepted as aliases), the optional :data:`INTER_SERVER` (reported after
+    Inter-DPU, and only when recorded) or names declared in ``extra_phases``, reported
+    after them; any other name is an error, so that a misspelt phase is not silently a new
     one. Time spent in a phase several times within one repetition adds up.
 
     Args:

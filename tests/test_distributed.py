@@ -115,3 +115,20 @@ def test_mismatched_partials_are_a_clear_error(tmp_path) -> None:
         "        print(type(e).__name__, e)\n")
     result = run_mpi(2, [str(script)], timeout=60)
     assert "ArgumentValueError process 1 passed partials of shape (1, 4)" in result.stdout
+
+
+def test_phase_timer_shows_inter_server_only_when_recorded() -> None:
+    timer = pyupmem.PhaseTimer(warmup=0)
+    for _ in timer.repetitions(1):
+        with timer.phase(pyupmem.DPU_CPU):
+            pass
+        with timer.phase(pyupmem.INTER_DPU):
+            pass
+    assert "Inter-server" not in timer.table()
+    for _ in timer.repetitions(1):
+        timer.add("inter_server", 0.002)
+    assert pyupmem.INTER_SERVER == "Inter-server"
+    assert timer.phases() == [pyupmem.INTER_DPU, pyupmem.INTER_SERVER, pyupmem.DPU_CPU]
+    assert timer.samples(pyupmem.INTER_SERVER) == [0.002]
+    with pytest.raises(ArgumentValueError, match="Did you mean 'Inter-server'"):
+        timer.add("Inter-servr", 1.0)
