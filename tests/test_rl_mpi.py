@@ -83,10 +83,11 @@ def test_block_order_beyond_one_block_matches_the_baseline(fmt: str) -> None:
 def test_the_block_order_changes_float_sums_so_the_tests_can_tell() -> None:
     from rl.combine import combine
 
-    rng = np.random.default_rng(0)
-    q = (rng.standard_normal((256, 30, 4)) * 10.0 ** rng.integers(-3, 4, (256, 30, 4)))
-    q = q.astype(np.float32)
+    # float64 sums: 2**30 absorbs each 2**-25 alone (under half its ulp, 2**-22), but not
+    # their block's sum 2**-19; -2**30 then cancels the big value
+    q = np.zeros((192, 2, 2), dtype=np.float32)
+    q[0], q[64:128], q[128] = 2.0**30, 2.0**-25, -(2.0**30)
     flat = combine(q, rule="mean")
     blocks = combine(q, rule="mean", block=64)
-    assert not np.array_equal(flat, blocks)  # the order shows in the bits
-    np.testing.assert_allclose(flat, blocks, rtol=1e-6)
+    assert np.all(flat == 0.0)
+    assert np.all(blocks == np.float32(2.0**-19 / 192))
