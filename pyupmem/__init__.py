@@ -25,6 +25,7 @@ ctypes layer).
 from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
 from pyupmem.backend import Backend, default_backend, find_backend
 from pyupmem.build import build_program
+from pyupmem.distributed import Cluster
 from pyupmem.dpuset import ALL, Dpu, DpuSet, DpuStatus, LoadedProgram, Rank
 from pyupmem.errors import (
     ArgumentTypeError,
@@ -58,7 +59,15 @@ from pyupmem.magic import load_ipython_extension
 from pyupmem.program import Program, Symbol
 from pyupmem.queued_data import PendingArray
 from pyupmem.timeline import Timeline, TimelineEvent
-from pyupmem.timing import CPU_DPU, DPU_CPU, DPU_KERNEL, INTER_DPU, PHASES, PhaseTimer
+from pyupmem.timing import (
+    CPU_DPU,
+    DPU_CPU,
+    DPU_KERNEL,
+    INTER_DPU,
+    INTER_SERVER,
+    PHASES,
+    PhaseTimer,
+)
 
 __version__ = "0.1.0"
 """The package version."""
@@ -68,6 +77,7 @@ __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
     "CacheFolderError",
+    "Cluster",
     "CacheWarning",
     "CompileWarning",
     "DpuIndexError",
@@ -97,6 +107,7 @@ __all__ = [
     "DpuStatus",
     "DpuSymbolError",
     "INTER_DPU",
+    "INTER_SERVER",
     "KernelEstimate",
     "LoadedProgram",
     "PHASES",

@@ -42,6 +42,10 @@ DPU_CPU = "DPU-CPU"
 """DPU-to-host transfers."""
 PHASES = (CPU_DPU, DPU_KERNEL, INTER_DPU, DPU_CPU)
 """The four standard phases, in the order they are reported."""
+INTER_SERVER = "Inter-server"
+"""Communication between the processes of several servers (:mod:`pyupmem.distributed`):
+an optional phase, reported after Inter-DPU when recorded."""
+_ORDER = (CPU_DPU, DPU_KERNEL, INTER_DPU, INTER_SERVER, DPU_CPU)
 
 _ALIASES = {
     "cpu_dpu": CPU_DPU,
@@ -51,6 +55,8 @@ _ALIASES = {
     "dpu kernel": DPU_KERNEL,
     "inter_dpu": INTER_DPU,
     "inter-dpu": INTER_DPU,
+    "inter_server": INTER_SERVER,
+    "inter-server": INTER_SERVER,
     "dpu_cpu": DPU_CPU,
     "dpu-cpu": DPU_CPU,
 }
@@ -61,12 +67,12 @@ _UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
 
 def _canonical(name: str, extra: tuple[str, ...] = ()) -> str:
     """The standard name of phase ``name``; other names must be declared in ``extra``."""
-    if name in PHASES or name in extra:
+    if name in _ORDER or name in extra:
         return name
     standard = _ALIASES.get(name.lower())
     if standard is not None:
         return standard
-    known = [*PHASES, *_ALIASES, *extra]
+    known = [*_ORDER, *_ALIASES, *extra]
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     raise ArgumentValueError(
@@ -100,8 +106,9 @@ class PhaseTimer:
     """Records the time of named phases over repetitions, leaving warm-ups out.
 
     Phase names are the four standard ones (:data:`PHASES`; ``"kernel"``, ``"cpu_dpu"``
-    ... are accepted as aliases) or names declared in ``extra_phases``, reported after
-    them; any other name is an error, so that a misspelt phase is not silently a new
+    ... are accepted as aliases), the optional :data:`INTER_SERVER` (reported after
+    Inter-DPU, and only when recorded) or names declared in ``extra_phases``, reported
+    after them; any other name is an error, so that a misspelt phase is not silently a new
     one. Time spent in a phase several times within one repetition adds up.
 
     Args:
@@ -200,8 +207,8 @@ class PhaseTimer:
 
     def phases(self) -> list[str]:
         """The phases recorded: the standard ones first, in order, then the others."""
-        others = [name for name in self._samples if name not in PHASES]
-        return [name for name in PHASES if name in self._samples] + others
+        others = [name for name in self._samples if name not in _ORDER]
+        return [name for name in _ORDER if name in self._samples] + others
 
     def stats(self) -> dict[str, PhaseStats]:
         """:class:`PhaseStats` of every recorded phase."""

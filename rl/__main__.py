@@ -6,7 +6,10 @@
 * ``collect ENV -o FILE``: collect a dataset and save it (``.npz``, or SwiftRL's text
   format with ``--text``).
 * ``train DATASET -o TABLE``: train on the DPUs, print the breakdown, save the combined
-  table (``.npz``); ``--evaluate`` also rates its policy.
+  table (``.npz``); ``--evaluate`` also rates its policy. Under ``mpirun -n K`` it runs
+  on K servers (:mod:`pyupmem.distributed`): ``--dpus`` is the total over all
+  processes, each drives its share, and process 0 alone prints and writes the table,
+  which equals one process's with the same DPUs bit for bit.
 * ``evaluate TABLE``: rate a saved table's greedy policy against the optimal one.
 * ``quality``: the project's quality check: FrozenLake 4x4, Taxi and CliffWalking, one
   million random-policy transitions each, FP32 and INT32 with the default settings.
@@ -31,6 +34,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from pyupmem.distributed import Cluster
 
 from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
@@ -290,22 +295,55 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    cluster = Cluster.world()
+    if cluster.size > 1:
+        return _train_on_cluster(args, cluster)
+    return _train(args, cluster)
+
+
+def _train_on_cluster(args: argparse.Namespace, cluster: Cluster) -> int:
+    """``train`` as one of several MPI processes: only process 0 prints and writes; an
+    error on any process stops them all (the others would wait for it forever)."""
+    if not cluster.is_root:
+        _silence_stdout()
+    try:
+        return _train(args, cluster)
+    except (ValueError, FileNotFoundError) as error:
+        # the checks before training fail alike on every process: process 0 reports
+        if cluster.is_root:
+            print(f"python -m rl train: error: {str(error).replace(chr(10), ' ')}",
+                  file=sys.stderr, flush=True)
+        else:
+            time.sleep(1.0)  # let process 0 report the same error first
+        cluster.comm.Abort(2)
+        raise
+    except BaseException as error:
+        print(f"python -m rl train (process {cluster.rank}): error: {error}",
+              file=sys.stderr, flush=True)
+        cluster.comm.Abort(1)
+        raise
+
+
+def _train(args: argparse.Namespace, cluster: Cluster) -> int:
+    root = cluster.is_root
     _check_trainer_options(args)
     _check_range("--episodes", args.episodes, 1, 10**9)
     if args.evaluate and args.gamma >= 1.0:
         raise ValueError(f"--evaluate compares with the optimal policy for --gamma, which "
                          f"needs --gamma below 1, not {args.gamma}")
-    output = _check_output("--output", args.output) if args.output else None
+    output = _check_output("--output", args.output) if args.output and root else None
     ds = _load_dataset(args)
     env_id = ds.env_id
     if args.evaluate and env_id is None:
         raise ValueError(f"--evaluate needs the environment, which {args.dataset} does not "
                          f"record; pass --env")
-    trainer = _trainer(args)
+    trainer = _trainer(args, cluster=cluster if cluster.size > 1 else None)
     trainer.plan(ds)
     if args.fmt == "int32":
         ds.rewards_q16()  # rewards outside Q15.16 fail here, before training
     result = trainer.train(ds)
+    if not root:
+        return 0
     if output is not None:
         saved = save_table(output, result, env_id)
     _out(_describe_run(result, len(ds)))

@@ -135,8 +135,8 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
                 n[lrn, s, a] = cnt + (cnt != top)  # saturating
             last = epoch == cfg.epochs and part == len(parts) - 1
             if not last and cfg.sync_every and epoch % cfg.sync_every == 0:
-                combined = combine(q, n, cfg.combine, combined, lr)
+                combined = combine(q, n, cfg.combine, combined, lr, block=cfg.block_learners)
                 q[...] = combined
                 n[...] = 0
-    final = combine(q, n, cfg.combine, combined, lr)
+    final = combine(q, n, cfg.combine, combined, lr, block=cfg.block_learners)
     return Result(cfg, final, q, n, rng)

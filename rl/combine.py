@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyupmem.distributed import Cluster, sum_in_order
+
 from . import fixed_point
 
 #: Combine rules :func:`combine` accepts.
@@ -70,31 +72,49 @@ def _round_div(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     return q + up
 
 
-_cache: list = []  #: the last ``(alpha, counts, weights)`` of :func:`_pooled_weights`
+_cache: list = []  #: the last ``(alpha, counts, weights, total)`` of :func:`_pooled_weights`
 
 
-def pooled_weights(counts: np.ndarray, alpha: float) -> np.ndarray:
+def pooled_weights(
+    counts: np.ndarray, alpha: float, *, cluster: Cluster | None = None
+) -> np.ndarray:
     """The float64 weights ``w_l`` of ``"pooled"`` (module docstring) for update
     ``counts`` of shape ``(L, S, A)`` or ``(L, E)``, as an ``(L, S * A)`` array.
 
     They depend on the counts and alpha alone, so a trainer whose counts repeat from one
-    combine to the next computes them once and passes them to :func:`combine`."""
+    combine to the next computes them once and passes them to :func:`combine`. With a
+    ``cluster`` of several processes, ``counts`` are this process's learners' and the
+    total count ``K`` of each entry is summed over the cluster (exactly: integers)."""
     counts = np.asarray(counts)
-    return _pooled_weights(counts.reshape(counts.shape[0], -1), float(alpha))
+    n = counts.reshape(counts.shape[0], -1)
+    total = None
+    if cluster is not None and cluster.size > 1:
+        local = n.sum(axis=0, dtype=np.int64)[None]
+        total = cluster.sum_in_order(local).astype(np.float64)
+    return _pooled_weights(n, float(alpha), total)
 
 
-def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
-    """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``.
+def _pooled_weights(n: np.ndarray, alpha: float, total: np.ndarray | None = None
+                    ) -> np.ndarray:
+    """float64 ``(L, E)`` weights ``w_l`` of ``"pooled"`` for counts ``n`` ``(L, E)``;
+    ``total``: the counts' column sums over every process's learners (None: ``n``'s).
 
     ``c(n_l)`` is looked up in a table of ``c(0 .. max n)`` when the counts are small (the
     same float64 values as computing it per element, without a transcendental function
     per learner and entry). The weights are a function of the counts alone, and a
     trainer meets the same counts at every combine of a run (each learner updates the
     same entries between combines), so the last ones are kept and reused."""
-    if _cache and _cache[0] == alpha and np.array_equal(_cache[1], n):
+    if (_cache and _cache[0] == alpha and np.array_equal(_cache[1], n)
+            and ((total is None and _cache[3] is None)
+                 or (total is not None and _cache[3] is not None
+                     and np.array_equal(_cache[3], total)))):
         return _cache[2]
     nf = n.astype(np.float64)
-    total = nf.sum(axis=0)
+    if total is None:
+        total = nf.sum(axis=0)
+        kept = None
+    else:
+        kept = total.copy()
     if alpha <= 0.0:  # nothing moved; any weights do
         w = np.where(nf > 0, nf / np.where(total > 0, total, 1.0), 0.0)
     else:
@@ -110,20 +130,44 @@ def _pooled_weights(n: np.ndarray, alpha: float) -> np.ndarray:
             nf /= total
             w *= nf
         w[n == 0] = 0.0
-    _cache[:] = [alpha, n.copy(), w]
+    _cache[:] = [alpha, n.copy(), w, kept]
     return w
 
 
-_sums: list = []  #: the last ``(weights, their column sums)`` of :func:`_column_sums`
+_sums: list = []  #: the last ``(weights, block, their block sums)`` of :func:`_column_sums`
 
 
-def _column_sums(w: np.ndarray) -> np.ndarray:
-    """``sum_l w_l`` per entry, in learner order; kept for the last weights array seen
-    (a trainer passes the same, unmodified, weights at every combine of a kind)."""
-    if _sums and _sums[0] is w:
-        return _sums[1]
-    _sums[:] = [w, w.sum(axis=0)]
-    return _sums[1]
+def _column_sums(w: np.ndarray, block: int) -> np.ndarray:
+    """``sum_l w_l`` per block of learners and entry, ``(blocks, E)``, in learner order;
+    kept for the last weights array seen (a trainer passes the same, unmodified,
+    weights at every combine of a kind)."""
+    if _sums and _sums[0] is w and _sums[1] == block:
+        return _sums[2]
+    _sums[:] = [w, block, _block_sums(w, block)]
+    return _sums[2]
+
+
+def _block_sums(x: np.ndarray, block: int) -> np.ndarray:
+    """``(blocks, E)`` sums of ``x`` ``(L, E)`` over each block of ``block`` consecutive
+    learners (the last block may be short), each in learner order."""
+    n_l = x.shape[0]
+    if block >= n_l:
+        return x.sum(axis=0)[None]
+    return np.stack([x[i:i + block].sum(axis=0) for i in range(0, n_l, block)])
+
+
+def _block_dots(q: np.ndarray, w: np.ndarray, block: int) -> np.ndarray:
+    """``(blocks, E)`` sums of ``w_l q_l`` in float64 over each block of learners."""
+    n_l = q.shape[0]
+    return np.stack([np.einsum("le,le->e", q[i:i + block], w[i:i + block],
+                               dtype=np.float64) for i in range(0, n_l, block)])
+
+
+def _reduce(parts: np.ndarray, cluster: Cluster | None) -> np.ndarray:
+    """The blocks' ``parts`` ``(blocks, ...)`` summed left to right, over the cluster."""
+    if cluster is None:
+        return sum_in_order(parts)
+    return cluster.sum_in_order(parts)
 
 
 def _c(n: np.ndarray, log_keep: float) -> np.ndarray:
@@ -138,6 +182,9 @@ def combine(
     previous: np.ndarray | None = None,
     alpha: float | None = None,
     weights: np.ndarray | None = None,
+    *,
+    block: int | None = None,
+    cluster: Cluster | None = None,
 ) -> np.ndarray:
     """The combined ``(S, A)`` table of learner ``tables`` ``(L, S, A)``.
 
@@ -147,6 +194,14 @@ def combine(
     required by ``"pooled"``) are as the module docstring describes. ``weights``: the
     ``"pooled"`` weights of these counts, already computed (:func:`pooled_weights`) and
     not modified since (their sums are kept between calls).
+
+    ``block``: learners per block of the fixed summation order (None: all learners form
+    one block): every sum over learners runs left to right within each block, then over
+    the blocks' partial sums left to right (:mod:`pyupmem.distributed`). ``cluster``:
+    with several processes, ``tables`` and ``counts`` hold this process's learners
+    (whole blocks, in global order) and the block sums go through
+    :meth:`pyupmem.distributed.Cluster.sum_in_order`; every process gets the table one
+    process with all learners would get, bit for bit.
 
     Raises:
         ValueError: unknown rule, missing counts or alpha, mismatched shapes, or no
@@ -158,7 +213,12 @@ def combine(
         raise ValueError(f"tables must have shape (learners >= 1, S, A), not {tables.shape}")
     if tables.dtype not in (np.float32, np.int32):
         raise ValueError(f"tables must be float32 (FP32) or int32 (INT32), not {tables.dtype}")
+    if block is not None and int(block) < 1:
+        raise ValueError(f"block={block}: a block holds at least one learner")
     n_l, shape = tables.shape[0], tables.shape[1:]
+    blk = n_l if block is None else int(block)
+    if cluster is not None and cluster.size == 1:
+        cluster = None
     fp32 = tables.dtype == np.float32
     q = tables.reshape(n_l, -1)
     if previous is None:
@@ -180,6 +240,18 @@ def combine(
     if weights is not None and np.shape(weights) != (n_l, q.shape[1]):
         raise ValueError(f"weights have shape {np.shape(weights)}, expected "
                          f"{(n_l, q.shape[1])} (pooled_weights of these counts)")
+    all_learners, top_count = n_l, None
+    if cluster is not None and rule in ("mean", "weighted"):
+        top = int(n.max(initial=0)) if n is not None else 0
+        gathered = cluster.allgather((n_l, top))
+        all_learners = sum(g[0] for g in gathered)
+        top_count = max(g[1] for g in gathered)
+
+    def total_sums(*xs: np.ndarray) -> list[np.ndarray]:
+        """Each ``(L, E)`` array's sum over all learners, blocks in order (one reduce)."""
+        parts = np.stack([_block_sums(x, blk) for x in xs], axis=1)
+        out = _reduce(parts, cluster)
+        return [out[i] for i in range(len(xs))]
 
     if fp32:
         b = base.astype(np.float64)
@@ -187,47 +259,54 @@ def combine(
         # cast: two plain passes run faster than one strided, casting one
         qd = np.ascontiguousarray(q).astype(np.float64) if rule != "pooled" else None
         if rule == "mean":
-            result = qd.sum(axis=0) / n_l
+            (s,) = total_sums(qd)
+            result = s / all_learners
         elif rule == "weighted":
             nf = n.astype(np.float64)
-            total = nf.sum(axis=0)
-            acc = (nf * qd).sum(axis=0)
+            total, acc = total_sums(nf, nf * qd)
             result = np.where(total > 0, acc / np.where(total > 0, total, 1.0), b)
         elif rule == "delta":
-            result = b + (qd - b).sum(axis=0)
+            (s,) = total_sums(qd - b)
+            result = b + s
         else:
-            w = _pooled_weights(n, float(alpha)) if weights is None else weights
+            if weights is None:
+                w = pooled_weights(n, float(alpha), cluster=cluster)
+            else:
+                w = weights
             # sum_l w_l (Q_l - P) as sum_l w_l Q_l - P sum_l w_l: one pass over the
             # (possibly strided) float32 tables, cast to float64 as it goes
-            moved = np.einsum("le,le->e", q, w, dtype=np.float64)
-            result = b + (moved - b * _column_sums(w))
+            parts = np.stack([_block_dots(q, w, blk), _column_sums(w, blk)], axis=1)
+            moved, wsum = _reduce(parts, cluster)
+            result = b + (moved - b * wsum)
         out = result.astype(np.float32) + np.float32(0.0)  # + 0.0 turns -0.0 into +0.0
         return out.reshape(shape)
 
     qi = q.astype(np.int64)
     b = base.astype(np.int64)
     if rule == "mean":
-        result = _round_div(qi.sum(axis=0), n_l)
+        (s,) = total_sums(qi)
+        result = _round_div(s, all_learners)
     elif rule == "weighted":
         ni = n.astype(np.int64)
-        total = ni.sum(axis=0)
-        updated = total > 0
-        if int(n.max(initial=0)) * n_l < 2**31:  # sum_l n_l |Q_l| < 2**62: exact
-            acc = (ni * qi).sum(axis=0)
+        top = int(n.max(initial=0)) if top_count is None else top_count
+        if top * all_learners < 2**31:  # sum_l n_l |Q_l| < 2**62: exact
+            total, acc = total_sums(ni, ni * qi)
+            updated = total > 0
             result = np.where(updated, _round_div(acc, np.where(updated, total, 1)), b)
         else:
-            acc = (n.astype(np.float64) * qi).sum(axis=0)
-            mean = np.rint(acc / np.where(updated, total, 1).astype(np.float64))
+            total, acc = total_sums(n.astype(np.float64), n.astype(np.float64) * qi)
+            updated = total > 0
+            mean = np.rint(acc / np.where(updated, total, 1.0))
             result = np.where(updated, mean, b).astype(np.int64)
     elif rule == "delta":
-        result = b + (qi - b).sum(axis=0)
+        (s,) = total_sums(qi - b)
+        result = b + s
     else:
-        w = _pooled_weights(n, float(alpha)) if weights is None else weights
+        w = pooled_weights(n, float(alpha), cluster=cluster) if weights is None else weights
         weights = np.rint(w * (1 << _WEIGHT_BITS)).astype(np.int64)  # Q8.24, <= 2**24
         d = qi - b  # |d| < 2**32
         hi, lo = d >> 16, d & 0xFFFF  # d = hi * 2**16 + lo, 0 <= lo < 2**16
-        s_hi = (weights * hi).sum(axis=0)
-        s_lo = (weights * lo).sum(axis=0)
+        s_hi, s_lo = total_sums(weights * hi, weights * lo)
         carry, rest = np.divmod(s_lo, 1 << 16)
         # sum W d = (s_hi + carry) * 2**16 + rest; divide by 2**24, rounding half to even
         m = s_hi + carry

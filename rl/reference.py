@@ -45,7 +45,8 @@ persists across epochs and combines.
 **Training.** ``epochs`` passes; in each, every learner visits its whole sequence once.
 With ``sync_every = K > 0``, after epoch ``e`` (1-based) with ``e % K == 0`` and
 ``e < epochs`` the host combines all tables (:func:`rl.combine.combine`, with the learners' real
-learning rate :func:`rl.combine.step_alpha`) and broadcasts
+learning rate :func:`rl.combine.step_alpha`, summing over learners within each block of
+:attr:`TrainConfig.block_learners`, then over the blocks) and broadcasts
 the result: every learner's table becomes the combined table and its counts 0. With
 ``segments = K > 1`` (which needs ``sync_every = 1``; ``segments = 0`` picks ``K`` from
 the data, :func:`resolve_segments`) every epoch is split into ``K``
@@ -66,6 +67,8 @@ from array import array
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from pyupmem.distributed import BLOCK_DPUS
 
 from . import fixed_point
 from .combine import check_combine, combine, step_alpha
@@ -137,6 +140,12 @@ class TrainConfig:
     def n_learners(self) -> int:
         """``n_dpus * n_tasklets``."""
         return self.n_dpus * self.n_tasklets
+
+    @property
+    def block_learners(self) -> int:
+        """Learners per block of the combine's fixed summation order: the tasklets of
+        :data:`pyupmem.distributed.BLOCK_DPUS` consecutive DPUs (one hardware rank)."""
+        return BLOCK_DPUS * self.n_tasklets
 
     def validate(self) -> TrainConfig:
         """Raise ``ValueError`` naming the bad setting and its valid range; return self."""
@@ -313,11 +322,11 @@ def _train(ds: Dataset, cfg: TrainConfig) -> Result:
             if last or not (cfg.sync_every and epoch % cfg.sync_every == 0):
                 continue
             q, n = snapshot()
-            combined = combine(q, n, cfg.combine, combined, lr)
+            combined = combine(q, n, cfg.combine, combined, lr, block=cfg.block_learners)
             tables = [_table(combined, fp32) for _ in range(n_l)]
             counts = [_counts(n_s, n_a) for _ in range(n_l)]
     q, n = snapshot()
-    final = combine(q, n, cfg.combine, combined, lr)
+    final = combine(q, n, cfg.combine, combined, lr, block=cfg.block_learners)
     return Result(cfg, final, q, n, np.array(rng, dtype=np.uint32))
 
 

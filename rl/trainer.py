@@ -21,6 +21,16 @@ One run (:meth:`Trainer.train`):
 4. *DPU-CPU*: gather the tables, counts and generator states; the final combine is
    counted as *Inter-DPU*.
 
+**Several servers** (``cluster``, a :class:`pyupmem.distributed.Cluster` of several
+processes, e.g. under ``mpirun``): ``nr_dpus`` is the total over all processes; each
+process drives its share of the DPUs (:meth:`~pyupmem.distributed.Cluster.dpu_share`:
+whole blocks of 64) with the records and generator seeds one process would give those
+DPUs, and every combine sums the learners' tables block by block over the cluster in a
+fixed order, so that every process gets the table one process with all ``nr_dpus``
+DPUs gets, bit for bit (FP32 and INT32, every combine rule). The time spent
+communicating is the *Inter-server* phase (:data:`pyupmem.timing.INTER_SERVER`), taken
+out of *Inter-DPU*.
+
 The tables live in WRAM during a launch when every tasklet's table and counts fit
 beside its buffers (:func:`rl.kernel.tables_fit_wram`), otherwise in MRAM.
 
@@ -86,6 +96,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import pyupmem
+from pyupmem.distributed import Cluster
 
 from . import fixed_point, kernel
 from .combine import combine as combine_tables
@@ -138,6 +149,9 @@ class TrainResult(Result):
     updates: int = 0  #: transitions the learners processed (``epochs * N``)
     seconds: float = 0.0  #: wall time of the four phases together
     setup_seconds: float = 0.0  #: building the program, allocating and loading the DPUs
+    #: the first of this process's DPUs (0 but with a cluster of several processes, where
+    #: ``tables``, ``counts`` and ``rng_states`` hold this process's learners only)
+    first_dpu: int = 0
 
     @property
     def updates_per_second(self) -> float:
@@ -210,6 +224,10 @@ class Trainer:
             pyupmem's default choice).
         compact: the records' format on the DPUs: None (default) 8-byte records where
             the table allows (:func:`rl.kernel.compact_fits`), False the 16-byte ones.
+        cluster: the processes of a run on several servers
+            (:class:`pyupmem.distributed.Cluster`); None or a single process: this
+            process drives all ``nr_dpus`` DPUs. Every process of the cluster must call
+            :meth:`train` with the same settings and dataset.
 
     The defaults are :data:`DEFAULTS`; the module docstring says why.
 
@@ -238,6 +256,7 @@ class Trainer:
         progress: bool = True,
         backend: pyupmem.Backend | str | None = None,
         compact: bool | None = None,
+        cluster: Cluster | None = None,
     ):
         if int(nr_dpus) < 1:
             raise ValueError(
@@ -266,6 +285,9 @@ class Trainer:
         self.backend = backend  #: the pyupmem backend, or None for the default
         #: 8-byte records (True), 16-byte (False), or where they fit (None)
         self.compact = compact
+        self.cluster = cluster  #: the processes of a run on several servers, or None
+        if cluster is not None:
+            cluster.dpu_share(int(nr_dpus))  # fewer blocks than processes: an error now
 
     def __repr__(self) -> str:
         c = self.config
@@ -350,7 +372,10 @@ class Trainer:
         """
         plan = self.plan(dataset)
         c = resolve_segments(self.config, len(dataset), dataset.n_states, dataset.n_actions)
-        n_s, n_a, n_t, n_d = dataset.n_states, dataset.n_actions, c.n_tasklets, c.n_dpus
+        n_s, n_a, n_t = dataset.n_states, dataset.n_actions, c.n_tasklets
+        cluster = self.cluster if self.cluster is not None and self.cluster.size > 1 else None
+        mine = cluster.dpu_share(c.n_dpus) if cluster is not None else range(c.n_dpus)
+        d0, n_d = mine.start, len(mine)  # this process's DPUs: d0 .. d0 + n_d - 1
         fp32 = c.fmt == "fp32"
         dtype = np.float32 if fp32 else np.int32
         rewards = dataset.rewards_f32() if fp32 else dataset.rewards_q16()
@@ -358,19 +383,19 @@ class Trainer:
         recs = kernel.records(dataset, rewards, permutation(c.layout, len(dataset), c.seed),
                               compact)
         shares = np.zeros((n_d, plan.max_share, recs.shape[1]), dtype=np.uint32)
-        for d, (start, count) in enumerate(plan.shares):
+        for d, (start, count) in enumerate(plan.shares[d0:d0 + n_d]):
             shares[d, :count] = recs[start:start + count]
-        counts = np.array([n for _, n in plan.shares], dtype=np.uint32)
+        counts = np.array([n for _, n in plan.shares[d0:d0 + n_d]], dtype=np.uint32)
         if fp32:
             coefs = (np.float32(c.alpha).view(np.uint32), np.float32(c.gamma).view(np.uint32))
         else:
             coefs = (np.uint32(fixed_point.coefficient(c.alpha, "alpha")),
                      np.uint32(fixed_point.coefficient(c.gamma, "gamma")))
-        rng = initial_rng_states(c.seed, c.n_learners).reshape(n_d, n_t)
+        rng = initial_rng_states(c.seed, c.n_learners).reshape(c.n_dpus, n_t)[d0:d0 + n_d]
         entries = n_s * n_a
         heap = pyupmem.DPU_MRAM_HEAP_POINTER_NAME
         launches = launch_schedule(c.epochs, c.sync_every, plan.max_share, c.segments)
-        expected = self._expected_updates(plan, c.segments)
+        expected = [e[d0:d0 + n_d] for e in self._expected_updates(plan, c.segments)]
 
         setup_start = time.perf_counter()
         program = pyupmem.build_program(
@@ -380,7 +405,9 @@ class Trainer:
             backend=self.backend,
         )
         combined = np.zeros((n_s, n_a), dtype=dtype)
-        bar = tqdm(total=c.epochs, unit="epoch", disable=not self.progress, leave=False,
+        root = cluster is None or cluster.is_root
+        bar = tqdm(total=c.epochs, unit="epoch", disable=not (self.progress and root),
+                   leave=False,
                    desc=f"training {c.algorithm}/{c.fmt} on {n_d} DPUs")
         with pyupmem.DpuSet(n_d, backend=self.backend) as dpus:
             dpus.load(program)
@@ -434,6 +461,7 @@ class Trainer:
                             dpus.broadcast("reset_tables", np.uint32(sync))
                         reset = sync
                     if sync:
+                        talk = cluster.seconds if cluster is not None else 0.0
                         with timer.phase(pyupmem.INTER_DPU):
                             dpus.gather(heap, offset=plan.tables_offset, out=raw)
                             q, n = self._views(raw, dtype, n_s, n_a)
@@ -441,22 +469,35 @@ class Trainer:
                             since_sync.clear()
                             pair[:, 0] = combined.reshape(-1).view(np.uint32)
                             dpus.broadcast(heap, pair, offset=plan.combined_offset)
+                        self._inter_server(timer, talk)
                     bar.update(step)
                 with timer.phase(pyupmem.DPU_CPU):
                     raw = dpus.gather(heap, np.uint32, (n_t, entries, 2),
                                       offset=plan.tables_offset)
                     states = dpus.gather("rng_state", np.uint32, n_t)
                     updates = dpus.gather("updates", np.uint32, n_t)
-                self._check_updates(updates, expected_total)
+                self._check_updates(updates, expected_total, d0)
+                talk = cluster.seconds if cluster is not None else 0.0
                 with timer.phase(pyupmem.INTER_DPU):
                     q, n = self._split(raw, dtype, n_s, n_a)
                     final = self._combine(q, n, combined, weights, since_sync)
+                self._inter_server(timer, talk)
         bar.close()
         return TrainResult(
             c, final, q, n, states.reshape(-1).copy(), timer=timer,
             tables_in="wram" if plan.use_wram else "mram",
             updates=c.epochs * len(dataset), seconds=timer.total(), setup_seconds=setup,
+            first_dpu=d0,
         )
+
+    def _inter_server(self, timer: pyupmem.PhaseTimer, before: float) -> None:
+        """Move the cluster's communication time since ``before`` (its
+        :attr:`~pyupmem.distributed.Cluster.seconds` then) from Inter-DPU to Inter-server."""
+        if self.cluster is None or self.cluster.size == 1:
+            return
+        talk = self.cluster.seconds - before
+        timer.add(pyupmem.INTER_DPU, -talk)
+        timer.add(pyupmem.INTER_SERVER, talk)
 
     def _combine(self, q: np.ndarray, n: np.ndarray, previous: np.ndarray,
                  cache: dict[tuple, np.ndarray], since_sync: list[tuple[int, int]]
@@ -471,9 +512,10 @@ class Trainer:
         if c.combine == "pooled":
             key = tuple(since_sync)
             if key not in cache:
-                cache[key] = pooled_weights(n, lr)
+                cache[key] = pooled_weights(n, lr, cluster=self.cluster)
             w = cache[key]
-        return combine_tables(q, n, c.combine, previous, lr, w)
+        return combine_tables(q, n, c.combine, previous, lr, w, block=c.block_learners,
+                              cluster=self.cluster)
 
     @staticmethod
     def _views(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:
@@ -505,15 +547,16 @@ class Trainer:
         return out
 
     @staticmethod
-    def _check_updates(updates: np.ndarray, expected: np.ndarray) -> None:
+    def _check_updates(updates: np.ndarray, expected: np.ndarray, first: int = 0) -> None:
         """Each DPU's tasklets counted their updates modulo 2**32 over all launches:
-        their sum must equal the run's expected total modulo 2**32."""
+        their sum must equal the run's expected total modulo 2**32 (DPUs numbered from
+        ``first``)."""
         made = updates.astype(np.int64).sum(axis=1) % 2**32
         want = expected % 2**32
         if not np.array_equal(made, want):
             d = int(np.flatnonzero(made != want)[0])
             raise RuntimeError(
-                f"DPU {d} made {made[d]} updates (modulo 2**32) over the run, expected "
+                f"DPU {first + d} made {made[d]} updates (modulo 2**32) over the run, expected "
                 f"{want[d]}; the DPU program and the host disagree on the layout. This is "
                 f"a bug: please report it"
             )
