@@ -196,14 +196,14 @@ def counts_costs() -> bool:
 def _cost_flags(emulator: Emulator) -> str:
     """Compiler flags that turn cost counting on (``""`` where it is not available).
 
-    -ffixed-r15 keeps r15 free to hold the count, and -ffixed-r14 free for the code that
-    counts a multiply's cost at run time; -B puts the counting assembler first on the
-    compiler's tool path; no vectorisation, since a DPU has no vector unit and one host
-    instruction must stand for one element's work."""
+    -ffixed-r15 keeps r15 free to hold the count; -mno-red-zone leaves the red zone to the
+    counting code's scratch (a multiply's cost is counted at run time); -B puts the
+    counting assembler first on the compiler's tool path; no vectorisation, since a DPU
+    has no vector unit and one host instruction must stand for one element's work."""
     if not counts_costs():
         return ""
     return (
-        f"-ffixed-r15 -ffixed-r14 -fno-tree-vectorize -fno-tree-slp-vectorize "
+        f"-ffixed-r15 -mno-red-zone -fno-tree-vectorize -fno-tree-slp-vectorize "
         f"-B{emulator.root / 'libexec' / 'cost'}/"
     )
 

@@ -36,8 +36,9 @@ of a register and memory gets a few host instructions in front of it that add
 operand swap, the steps, the exit). A product of two operands
 that the same run of code loaded or extended from bytes is one DPU instruction
 (``mul_ul_ul``, ``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The
-inserted code works in r14, which the program leaves alone (``-ffixed-r14``, like r15),
-and clobbers the flags just before the ``imull``, which clobbers them anyway.
+inserted code saves its scratch register in the red zone, which the program leaves free
+(``-mno-red-zone``) and which signal delivery skips; it clobbers the flags just before the
+``imull``, which clobbers them anyway.
 """
 
 from __future__ import annotations
@@ -242,7 +243,8 @@ MULSI3_FIXED = 8
 MUL_STEP_CYCLES = 3
 # Instructions that leave a byte (zero- or sign-extended) in their destination register.
 BYTE_EXTENSIONS = {"movzbl", "movsbl", "movzbw", "movsbw", "movzbq", "movsbq"}
-SCRATCH = "r14"  # reserved for this code (-ffixed-r14): no save, no restore
+REGISTER = re.compile(r"%([a-z0-9]+)")
+SCRATCH = ("rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "rax", "rbx")
 _FAMILY = {
     **{f"{p}{x}x": f"r{x}x" for x in "abcd" for p in ("r", "e", "")},
     **{f"{x}l": f"r{x}x" for x in "abcd"},
@@ -256,6 +258,10 @@ _FAMILY = {
 def register_family(name: str) -> str | None:
     """The 64-bit register an operand register belongs to (``%r9d`` -> ``r9``)."""
     return _FAMILY.get(name.lstrip("%"))
+
+
+def _families(operand_text: str) -> set[str]:
+    return {f for f in map(register_family, REGISTER.findall(operand_text)) if f}
 
 
 def _low32(family: str) -> str:
@@ -274,9 +280,11 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         source.startswith("%") and register_family(source) in byte_registers
     ):
         return [], 1  # an 8-bit product: one mul_ul_ul / mul_sl_sl instruction
-    scratch = SCRATCH
+    used = _families(operand_text)
+    scratch = next(f for f in SCRATCH if f not in used)
     low = _low32(scratch)
     return [
+        f"\tmovq\t%{scratch}, -8(%rsp)",
         f"\tmovl\t{source}, {low}",
         f"\tcmpl\t{destination}, {low}",
         f"\tcmoval\t{destination}, {low}",  # the smaller operand, unsigned
@@ -284,6 +292,7 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         f"\tbsrl\t{low}, {low}",  # its bit length minus one
         f"\tleaq\t(%{scratch},%{scratch},{MUL_STEP_CYCLES - 1}), %{scratch}",  # 3 per bit
         f"\tleaq\t{MULSI3_FIXED + MUL_STEP_CYCLES}({COUNTER},%{scratch}), {COUNTER}",
+        f"\tmovq\t-8(%rsp), %{scratch}",
     ], 0
 
 
