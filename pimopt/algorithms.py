@@ -59,7 +59,7 @@ class Config:
     schedule: str = "constant"  #: one of :data:`SCHEDULES`
     lam: float = 1e-4  #: L2 strength
     rho: float = 0.1  #: ADMM's penalty
-    local_steps: int = 8  #: MA-SGD and ADMM: local steps per launch (0: one epoch)
+    local_steps: int = 8  #: local steps per launch of MA-SGD and ADMM (0 for one epoch)
 
     def lr_at(self, epoch: int) -> float:
         """The learning rate of epoch ``epoch`` (0-based)."""
