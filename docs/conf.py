@@ -93,7 +93,7 @@ pygments_dark_style = "monokai"
 # module can never be missing from the reference (tests/test_docs.py checks every public
 # name against the built inventory).
 
-PACKAGES = ("pyupmem", "rl")
+PACKAGES = ("pyupmem", "rl", "pimopt")
 # Private modules that are still part of what users read: the raw ctypes layer.
 DOCUMENTED_PRIVATE = {"pyupmem._libdpu"}
 API_DIR = Path(__file__).resolve().parent / "reference" / "api"

@@ -1,0 +1,408 @@
+/* Linear models (logistic regression, linear SVM) trained with mini-batch SGD on one DPU:
+ * one launch is one step of GA-SGD, MA-SGD or ADMM for this DPU. The arithmetic, the
+ * orders of every sum and the Q-formats are those of pimopt/reference.py (its module
+ * docstring is the specification), bit for bit.
+ *
+ * Variants, chosen by defines:
+ *   -DFORMAT_INT32   INT32 fixed point, 32-bit integer arithmetic only (default: FP32):
+ *                    features Q3.12 (|raw| <= 32767), weights, z, u, errors and steps
+ *                    Q15.16, dot products and gradient sums Q18.13, coefficients a
+ *                    Q0.15 value c with a right shift s (x * c / 2^(15 + s))
+ *   -DMODEL_SVM      linear SVM, hinge loss (default: logistic regression); labels are
+ *                    -1/+1 for the SVM, 0/1 for logistic regression
+ *
+ * Host interface (__host variables, all 32-bit):
+ *   n_samples        this DPU's samples
+ *   n_features       F, the padded feature count (even: rows are 8-byte multiples)
+ *   mode             0 gradient (GA-SGD: the sum of the step's gradients into OUT),
+ *                    1 local SGD (MA-SGD), 2 ADMM (local SGD on the augmented Lagrangian)
+ *   batch            samples per local mini-batch step
+ *   first_step       index within the epoch of this launch's first step: step k takes the
+ *                    local samples [k * batch, min((k + 1) * batch, n_samples))
+ *   nr_steps         steps in this launch (mode 0: always 1)
+ *   update_u         ADMM: first u += w - z (z the host's consensus)
+ *   use_wram         1: the vectors live in WRAM for the launch; 0: in MRAM
+ *   lr, lam, rho     FP32: float bits; INT32: Q0.15 coefficients, with lr_shift ...
+ *   labels_offset    bytes from DPU_MRAM_HEAP_POINTER to the labels (int32)
+ *   vectors_offset   bytes from DPU_MRAM_HEAP_POINTER to the vectors W, Z, U, OUT, then
+ *                    one gradient accumulator per tasklet, F values each
+ *   sigmoid_table    SIG_POINTS values of the sigmoid at -8, -7.75, ..., 8 (float bits or
+ *                    Q15.16), interpolated linearly (logistic regression)
+ *
+ * MRAM, from DPU_MRAM_HEAP_POINTER: the samples, row-major, F values each (float or Q3.12);
+ * the labels at labels_offset; the vectors at vectors_offset. OUT holds, after a launch,
+ * the gradient sum (mode 0), the model w (mode 1) or w + u (mode 2).
+ *
+ * Tasklets split each step's samples in contiguous ranges; every tasklet sums its
+ * samples' gradients in order into its own accumulator; then tasklet t reduces chunks
+ * t, t + T, ... of the accumulators in tasklet order (0, 1, ..., T - 1) and updates those
+ * chunks of the model. Every sum has a fixed order, so results are reproducible.
+ */
+#include <alloc.h>
+#include <barrier.h>
+#include <defs.h>
+#include <mram.h>
+#include <stdint.h>
+
+#define CH 128 /* features per chunk: one DMA of 512 bytes */
+#define SIG_POINTS 65
+#define MODE_GRADIENT 0
+#define MODE_LOCAL 1
+#define MODE_ADMM 2
+#define VW 0
+#define VZ 1
+#define VU 2
+#define VOUT 3
+#define VACC 4
+
+#ifdef FORMAT_INT32
+typedef int32_t val_t;
+#else
+typedef float val_t;
+#endif
+
+__host uint32_t n_samples;
+__host uint32_t n_features;
+__host uint32_t mode;
+__host uint32_t batch;
+__host uint32_t first_step;
+__host uint32_t nr_steps;
+__host uint32_t update_u;
+__host uint32_t use_wram;
+__host uint32_t lr, lr_shift, lam, lam_shift, rho, rho_shift;
+__host uint32_t labels_offset;
+__host uint32_t vectors_offset;
+__host val_t sigmoid_table[SIG_POINTS + 1];
+
+BARRIER_INIT(sync_all, NR_TASKLETS);
+
+static val_t *wram_vectors; /* (4 + NR_TASKLETS) * F values in WRAM when use_wram */
+
+#ifdef FORMAT_INT32
+/* x * c / 2^15 rounded half up, for int32 x and |c| <= 32767: no intermediate overflows. */
+static inline int32_t mul15(int32_t x, int32_t c)
+{
+    return (x >> 15) * c + (((x & 0x7FFF) * c + 0x4000) >> 15);
+}
+static inline int32_t sat_add(int32_t a, int32_t b)
+{
+    int32_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT32_MAX : INT32_MIN;
+    return r;
+}
+static inline int32_t sat_sub(int32_t a, int32_t b)
+{
+    int32_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT32_MAX : INT32_MIN;
+    return r;
+}
+/* x times the scaled coefficient (c, s): mul15(x, c) >> s. */
+static inline int32_t smul(int32_t x, uint32_t c, uint32_t s)
+{
+    return mul15(x, (int32_t)c) >> s;
+}
+#else
+static inline float from_bits(uint32_t bits)
+{
+    union {
+        uint32_t u;
+        float f;
+    } v = {.u = bits};
+    return v.f;
+}
+#endif
+
+static inline uintptr_t heap(void)
+{
+    return (uintptr_t)DPU_MRAM_HEAP_POINTER;
+}
+
+static inline uintptr_t vector_address(uint32_t id, uint32_t c)
+{
+    return heap() + vectors_offset + ((uintptr_t)id * n_features + c * CH) * sizeof(val_t);
+}
+
+/* Chunk c (n values) of vector id: a pointer into WRAM, or read from MRAM into buf. */
+static inline val_t *get(uint32_t id, uint32_t c, val_t *buf, uint32_t n)
+{
+    if (use_wram)
+        return wram_vectors + id * n_features + c * CH;
+    mram_read((__mram_ptr void *)vector_address(id, c), buf, n * sizeof(val_t));
+    return buf;
+}
+
+/* Writes chunk c back (MRAM placement only; in WRAM p already is the vector). */
+static inline void put(uint32_t id, uint32_t c, val_t *p, uint32_t n)
+{
+    if (!use_wram)
+        mram_write(p, (__mram_ptr void *)vector_address(id, c), n * sizeof(val_t));
+}
+
+static inline uint32_t chunk_len(uint32_t c)
+{
+    return n_features - c * CH < CH ? n_features - c * CH : CH;
+}
+
+/* The loss's derivative in the dot product (the error), for one sample. */
+#ifdef FORMAT_INT32
+static inline int32_t error_of(int32_t dot, int32_t y)
+{
+#ifdef MODEL_SVM
+    const int inside = y > 0 ? dot < (1 << 13) : dot > -(1 << 13);
+    return inside ? -y * 65536 : 0;
+#else
+    int32_t p;
+    if (dot <= -(8 << 13)) {
+        p = sigmoid_table[0];
+    } else if (dot >= (8 << 13)) {
+        p = sigmoid_table[SIG_POINTS - 1];
+    } else {
+        const int32_t t = dot + (8 << 13);
+        const int32_t k = t >> 11, f = t & 2047;
+        p = sigmoid_table[k] + (((sigmoid_table[k + 1] - sigmoid_table[k]) * f) >> 11);
+    }
+    return p - y * 65536;
+#endif
+}
+#else
+static inline float error_of(float dot, int32_t y)
+{
+    const float yf = (float)y;
+#ifdef MODEL_SVM
+    const float margin = yf * dot;
+    return margin < 1.0f ? -yf : 0.0f;
+#else
+    float p;
+    if (dot <= -8.0f) {
+        p = sigmoid_table[0];
+    } else if (dot >= 8.0f) {
+        p = sigmoid_table[SIG_POINTS - 1];
+    } else {
+        const float shifted = dot + 8.0f;
+        const float t = shifted * 4.0f;
+        int32_t k = (int32_t)t;
+        if (k > SIG_POINTS - 2)
+            k = SIG_POINTS - 2;
+        const float f = t - (float)k;
+        const float rise = sigmoid_table[k + 1] - sigmoid_table[k];
+        const float part = f * rise;
+        p = sigmoid_table[k] + part;
+    }
+    return p - yf;
+#endif
+}
+#endif
+
+struct buffers {
+    val_t *x, *b1, *b2, *b3;
+};
+
+/* Adds the gradients of this tasklet's samples [begin, begin + m) to its accumulator. */
+static void accumulate(uint32_t begin, uint32_t m, const struct buffers *bf)
+{
+    const uint32_t id = me(), nch = (n_features + CH - 1) / CH;
+    const uintptr_t labels = heap() + labels_offset;
+    int32_t pair[2];
+    for (uint32_t c = 0; c < nch; c++) { /* zero the accumulator */
+        const uint32_t n = chunk_len(c);
+        val_t *a = use_wram ? get(VACC + id, c, bf->b2, n) : bf->b2;
+        for (uint32_t j = 0; j < n; j++)
+            a[j] = 0;
+        put(VACC + id, c, a, n);
+    }
+    for (uint32_t i = begin; i < begin + m; i++) {
+        mram_read((__mram_ptr void *)(labels + (uintptr_t)(i & ~1u) * 4), pair, 8);
+        const int32_t y = pair[i & 1];
+        const uintptr_t row = heap() + (uintptr_t)i * n_features * sizeof(val_t);
+        val_t dot = 0;
+        for (uint32_t c = 0; c < nch; c++) {
+            const uint32_t n = chunk_len(c);
+            mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x, n * sizeof(val_t));
+            const val_t *w = get(VW, c, bf->b1, n);
+            for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+                dot = sat_add(dot, mul15(w[j], bf->x[j]));
+#else
+                const float p = w[j] * bf->x[j];
+                dot = dot + p;
+#endif
+            }
+        }
+        const val_t g = error_of(dot, y);
+        for (uint32_t c = 0; c < nch; c++) {
+            const uint32_t n = chunk_len(c);
+            if (nch > 1)
+                mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x,
+                          n * sizeof(val_t));
+            val_t *a = get(VACC + id, c, bf->b2, n);
+            for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+                a[j] = sat_add(a[j], mul15(g, bf->x[j]));
+#else
+                const float p = g * bf->x[j];
+                a[j] = a[j] + p;
+#endif
+            }
+            put(VACC + id, c, a, n);
+        }
+    }
+}
+
+/* Chunk c of the tasklets' accumulators summed in tasklet order, into bf->b1. */
+static void reduce(uint32_t c, uint32_t n, const struct buffers *bf)
+{
+    const val_t *a0 = get(VACC, c, bf->b2, n);
+    for (uint32_t j = 0; j < n; j++)
+        bf->b1[j] = a0[j];
+    for (uint32_t t = 1; t < NR_TASKLETS; t++) {
+        const val_t *a = get(VACC + t, c, bf->b2, n);
+        for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+            bf->b1[j] = sat_add(bf->b1[j], a[j]);
+#else
+            bf->b1[j] = bf->b1[j] + a[j];
+#endif
+        }
+    }
+}
+
+/* One SGD step on chunk c of the model from the gradient sum in bf->b1 over count samples. */
+static void update(uint32_t c, uint32_t n, uint32_t count, const struct buffers *bf)
+{
+    val_t *w = get(VW, c, bf->b2, n);
+    const val_t *z = 0, *u = 0;
+    if (mode == MODE_ADMM) {
+        z = get(VZ, c, bf->b3, n);
+        u = get(VU, c, bf->x, n);
+    }
+#ifdef FORMAT_INT32
+    for (uint32_t j = 0; j < n; j++) {
+        const int32_t mean = bf->b1[j] / (int32_t)count * 8;
+        int32_t g = sat_add(mean, smul(w[j], lam, lam_shift));
+        if (mode == MODE_ADMM)
+            g = sat_add(g, smul(sat_add(sat_sub(w[j], z[j]), u[j]), rho, rho_shift));
+        w[j] = sat_sub(w[j], smul(g, lr, lr_shift));
+    }
+#else
+    const float inv = 1.0f / (float)count;
+    const float lr_f = from_bits(lr), lam_f = from_bits(lam), rho_f = from_bits(rho);
+    for (uint32_t j = 0; j < n; j++) {
+        const float mean = bf->b1[j] * inv;
+        const float decay = lam_f * w[j];
+        float g = mean + decay;
+        if (mode == MODE_ADMM) {
+            const float d = w[j] - z[j];
+            const float e = d + u[j];
+            const float pull = rho_f * e;
+            g = g + pull;
+        }
+        const float step = lr_f * g;
+        w[j] = w[j] - step;
+    }
+#endif
+    put(VW, c, w, n);
+}
+
+/* Copies vector id between MRAM and its WRAM copy, chunks c = me(), me() + T, ... */
+static void copy_vector(uint32_t id, int to_wram)
+{
+    const uint32_t nch = (n_features + CH - 1) / CH;
+    for (uint32_t c = me(); c < nch; c += NR_TASKLETS) {
+        const uint32_t n = chunk_len(c);
+        val_t *p = wram_vectors + id * n_features + c * CH;
+        if (to_wram)
+            mram_read((__mram_ptr void *)vector_address(id, c), p, n * sizeof(val_t));
+        else
+            mram_write(p, (__mram_ptr void *)vector_address(id, c), n * sizeof(val_t));
+    }
+}
+
+int main(void)
+{
+    const uint32_t id = me();
+    if (id == 0) {
+        mem_reset();
+        wram_vectors =
+            use_wram ? mem_alloc((VACC + NR_TASKLETS) * n_features * sizeof(val_t)) : 0;
+    }
+    barrier_wait(&sync_all);
+    struct buffers bf = {mem_alloc(CH * sizeof(val_t)), mem_alloc(CH * sizeof(val_t)),
+                         mem_alloc(CH * sizeof(val_t)), mem_alloc(CH * sizeof(val_t))};
+    const uint32_t nch = (n_features + CH - 1) / CH;
+    if (use_wram) {
+        copy_vector(VW, 1);
+        if (mode == MODE_ADMM) {
+            copy_vector(VZ, 1);
+            copy_vector(VU, 1);
+        }
+        barrier_wait(&sync_all);
+    }
+    if (mode == MODE_ADMM && update_u) { /* u += w - z, chunk by chunk */
+        for (uint32_t c = id; c < nch; c += NR_TASKLETS) {
+            const uint32_t n = chunk_len(c);
+            const val_t *w = get(VW, c, bf.b1, n);
+            const val_t *z = get(VZ, c, bf.b2, n);
+            val_t *u = get(VU, c, bf.b3, n);
+            for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+                u[j] = sat_add(u[j], sat_sub(w[j], z[j]));
+#else
+                const float d = w[j] - z[j];
+                u[j] = u[j] + d;
+#endif
+            }
+            put(VU, c, u, n);
+        }
+        barrier_wait(&sync_all);
+    }
+    for (uint32_t s = 0; s < nr_steps; s++) {
+        const uint32_t lo = (first_step + s) * batch;
+        const uint32_t hi = lo + batch < n_samples ? lo + batch : n_samples;
+        const uint32_t count = lo < n_samples ? hi - lo : 0;
+        const uint32_t share = count / NR_TASKLETS, extra = count % NR_TASKLETS;
+        const uint32_t begin = lo + id * share + (id < extra ? id : extra);
+        accumulate(begin, share + (id < extra ? 1 : 0), &bf);
+        barrier_wait(&sync_all);
+        for (uint32_t c = id; c < nch; c += NR_TASKLETS) {
+            const uint32_t n = chunk_len(c);
+            reduce(c, n, &bf);
+            if (mode == MODE_GRADIENT) {
+                val_t *out = use_wram ? get(VOUT, c, bf.b2, n) : bf.b1;
+                if (use_wram)
+                    for (uint32_t j = 0; j < n; j++)
+                        out[j] = bf.b1[j];
+                put(VOUT, c, out, n);
+            } else if (count) {
+                update(c, n, count, &bf);
+            }
+        }
+        barrier_wait(&sync_all);
+    }
+    if (mode != MODE_GRADIENT) { /* OUT = w (MA-SGD) or w + u (ADMM) */
+        for (uint32_t c = id; c < nch; c += NR_TASKLETS) {
+            const uint32_t n = chunk_len(c);
+            const val_t *w = get(VW, c, bf.b1, n);
+            const val_t *u = mode == MODE_ADMM ? get(VU, c, bf.b2, n) : 0;
+            val_t *out = get(VOUT, c, bf.b3, n);
+            for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+                out[j] = u ? sat_add(w[j], u[j]) : w[j];
+#else
+                out[j] = u ? w[j] + u[j] : w[j];
+#endif
+            }
+            put(VOUT, c, out, n);
+        }
+    }
+    if (use_wram) {
+        barrier_wait(&sync_all);
+        copy_vector(VOUT, 0);
+        if (mode != MODE_GRADIENT)
+            copy_vector(VW, 0);
+        if (mode == MODE_ADMM)
+            copy_vector(VU, 0);
+    }
+    return 0;
+}

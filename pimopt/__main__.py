@@ -1,0 +1,196 @@
+"""Command line: ``python -m pimopt {train,generate,evaluate,demo}``.
+
+* ``train TRAIN --test TEST``: train on the DPUs (emulated ones without UPMEM hardware)
+  from LIBSVM files; prints the test accuracy and, with ``--json OUT``, writes it as
+  ``"test_accuracy"`` with the loss, accuracy and AUC per epoch, the four-phase breakdown
+  with hardware estimates, the bytes communicated and the model.
+* ``generate OUT_DIR``: write a seeded synthetic set (``--kind dense`` YFCC-like or
+  ``sparse`` Criteo-like) as ``train.libsvm`` and ``test.libsvm``.
+* ``evaluate MODEL TEST``: rate a model that ``train --json`` wrote on a LIBSVM file.
+* ``demo``: every algorithm and format on a small dense set, against scikit-learn.
+
+Errors in the input or the options print one line (with the file and 1-based line for a
+bad LIBSVM line) and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import algorithms as alg
+from . import baselines, data, evaluation
+from .trainer import Trainer, TrainResult
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _train_options(p: argparse.ArgumentParser) -> None:
+    d = alg.Config()
+    p.add_argument("--model", choices=alg.MODELS, default="lr")
+    p.add_argument("--algorithm", choices=alg.ALGORITHMS, default="ga-sgd")
+    p.add_argument("--fmt", choices=alg.FORMATS, default="fp32")
+    p.add_argument("--dpus", type=int, default=d.n_dpus, help="number of DPUs")
+    p.add_argument("--tasklets", type=int, default=d.n_tasklets, help="tasklets per DPU")
+    p.add_argument("--epochs", type=int, default=30, help="passes over the data")
+    p.add_argument("--batch", type=int, default=16, help="samples per DPU per step")
+    p.add_argument("--lr", type=float, default=0.1, help="initial learning rate")
+    p.add_argument("--schedule", choices=alg.SCHEDULES, default="inverse-sqrt")
+    p.add_argument("--lam", type=float, default=1e-3, help="L2 strength")
+    p.add_argument("--rho", type=float, default=d.rho, help="ADMM's penalty")
+    p.add_argument("--local-steps", type=int, default=4,
+                   help="MA-SGD and ADMM: local steps per sync (0: one epoch)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _trainer(a: argparse.Namespace, **over: object) -> Trainer:
+    kw: dict[str, object] = dict(
+        model=a.model, algorithm=a.algorithm, fmt=a.fmt, nr_dpus=a.dpus,
+        nr_tasklets=a.tasklets, epochs=a.epochs, batch=a.batch, lr=a.lr,
+        schedule=a.schedule, lam=a.lam, rho=a.rho, local_steps=a.local_steps,
+        progress=not a.no_progress)
+    kw.update(over)
+    return Trainer(**kw)  # type: ignore[arg-type]
+
+
+def figures(result: TrainResult, train: data.DataSet, test: data.DataSet) -> dict:
+    """The JSON document of a run: accuracy, per-epoch figures, breakdown, bytes, model."""
+    c = result.config
+    epochs = evaluation.per_epoch(result.history, train, test, c.model, c.lam)
+    final = evaluation.rate(result.weights, train, test, c.model, c.lam)
+    return {
+        "test_accuracy": final.test_accuracy,
+        "test_auc": final.test_auc,
+        "train_loss": final.loss,
+        "loss_per_epoch": [e.loss for e in epochs],
+        "test_accuracy_per_epoch": [e.test_accuracy for e in epochs],
+        "test_auc_per_epoch": [e.test_auc for e in epochs],
+        "config": {k: getattr(c, k) for k in c.__dataclass_fields__},
+        "breakdown": result.breakdown(),
+        "bytes": {"data": result.data_bytes, "to_dpus": result.bytes_to_dpus,
+                  "from_dpus": result.bytes_from_dpus, "syncs": result.syncs,
+                  "per_sync": result.bytes_per_sync()},
+        "vectors_in": "wram" if result.wram else "mram",
+        "weights": [float(v) for v in result.weights],
+    }
+
+
+def _cmd_train(a: argparse.Namespace) -> int:
+    trainer = _trainer(a)  # options first: an error costs no reading
+    out = Path(a.json) if a.json else None
+    if out is not None and not out.parent.is_dir():
+        raise ValueError(f"--json {a.json}: the folder {out.parent} does not exist")
+    train = data.read_libsvm(a.train)
+    test = data.read_libsvm(a.test, train.n_features)
+    if test.n_features > train.n_features:
+        raise ValueError(f"{a.test} has {test.n_features} features, more than the "
+                         f"{train.n_features} of {a.train}")
+    result = trainer.train(train)
+    doc = figures(result, train, test)
+    print(f"test accuracy {100 * doc['test_accuracy']:.2f}% (AUC {doc['test_auc']:.4f}), "
+          f"{a.algorithm} {a.model}/{a.fmt} on {a.dpus} DPUs")
+    if result.timer is not None:
+        print(result.timer.table(unit="ms", title="time per phase (one training run)"))
+    if out is not None:
+        out.write_text(json.dumps(doc, indent=1))
+    return 0
+
+
+def _cmd_generate(a: argparse.Namespace) -> int:
+    folder = Path(a.out_dir)
+    if not folder.is_dir():
+        raise ValueError(f"{a.out_dir} is not a folder")
+    if a.kind == "dense":
+        ds = data.dense(a.samples, a.features, a.seed)
+    else:
+        ds = data.sparse(a.samples, a.features, a.seed)
+    train, test = data.split(ds, a.test_fraction, a.seed)
+    data.write_libsvm(folder / "train.libsvm", train)
+    data.write_libsvm(folder / "test.libsvm", test)
+    print(f"wrote {len(train)} training and {len(test)} test samples of {ds.n_features} "
+          f"features to {folder}")
+    return 0
+
+
+def _cmd_evaluate(a: argparse.Namespace) -> int:
+    try:
+        doc = json.loads(Path(a.model).read_text())
+        w = np.asarray(doc["weights"], dtype=np.float64)
+        model = doc["config"]["model"]
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise ValueError(f"{a.model} is not a model written by train --json ({error})"
+                         ) from None
+    test = data.read_libsvm(a.test, len(w))
+    if test.n_features != len(w):
+        raise ValueError(f"{a.test} has {test.n_features} features, the model {len(w)}")
+    print(f"test accuracy {100 * evaluation.accuracy(w, test):.2f}%, AUC "
+          f"{evaluation.auc(w, test):.4f}, loss {evaluation.loss(w, test, model):.4f}")
+    return 0
+
+
+def _cmd_demo(a: argparse.Namespace) -> int:
+    train, test = data.split(data.dense(3000, 32, a.seed), 1 / 3, a.seed)
+    print(f"{'model':<5} {'algorithm':<8} {'format':<6} {'DPU acc':>8} {'sklearn':>8}")
+    for model in alg.MODELS:
+        sk = evaluation.accuracy(baselines.sklearn_fit(train, model, 1e-3), test)
+        for algorithm in alg.ALGORITHMS:
+            for fmt in alg.FORMATS:
+                r = Trainer(model, algorithm, fmt, nr_dpus=4, nr_tasklets=4, epochs=30,
+                            batch=16, lr=0.1, schedule="inverse-sqrt", lam=1e-3,
+                            local_steps=0 if algorithm == "admm" else 4).train(train)
+                acc = evaluation.accuracy(r.weights, test)
+                print(f"{model:<5} {algorithm:<8} {fmt:<6} {100 * acc:>7.2f}% {100 * sk:>7.2f}%")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m pimopt``."""
+    parser = _Parser(prog="python -m pimopt", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    t = sub.add_parser("train", help="train on DPUs from LIBSVM files")
+    t.add_argument("train", help="training set (LIBSVM)")
+    t.add_argument("--test", required=True, help="test set (LIBSVM)")
+    t.add_argument("--json", help="write the figures and the model here")
+    _train_options(t)
+    t.set_defaults(run=_cmd_train)
+    g = sub.add_parser("generate", help="write a synthetic set as LIBSVM files")
+    g.add_argument("out_dir")
+    g.add_argument("--kind", choices=("dense", "sparse"), default="dense")
+    g.add_argument("--samples", type=int, default=4096)
+    g.add_argument("--features", type=int, default=data.YFCC_FEATURES,
+                   help="features (dense) or hash buckets (sparse)")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--test-fraction", type=float, default=0.25)
+    g.set_defaults(run=_cmd_generate)
+    e = sub.add_parser("evaluate", help="rate a model from train --json on a LIBSVM file")
+    e.add_argument("model")
+    e.add_argument("test")
+    e.set_defaults(run=_cmd_evaluate)
+    d = sub.add_parser("demo", help="every algorithm and format against scikit-learn")
+    d.add_argument("--seed", type=int, default=0)
+    d.set_defaults(run=_cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for a bad input or option)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (ValueError, OSError) as error:
+        print(f"python -m pimopt: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The DPU program ``dpu_programs/pimopt/linear.c``: where it is, its variants, its memory.
+
+**MRAM of one DPU**, from ``DPU_MRAM_HEAP_POINTER``: the DPU's samples, row-major, ``Fp``
+values each (``Fp``: the features padded to even, so that a row is a multiple of 8
+bytes; float32 or Q3.12 int32); at ``labels_offset`` the labels (int32, padded to an
+even count); at ``vectors_offset`` the vectors W, Z, U, OUT and one gradient
+accumulator per tasklet, ``Fp`` values each.
+
+**WRAM**: each tasklet has four buffers of :data:`CHUNK` values and its stack; the
+vectors move to WRAM for a launch when they fit beside them (:func:`vectors_fit_wram`),
+else the program works on them in MRAM, chunk by chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+KERNEL_SOURCE: Path = (Path(__file__).resolve().parent.parent / "dpu_programs" / "pimopt"
+                       / "linear.c")
+"""The program's source file in a source tree (and an editable install)."""
+WRAM_BYTES = 64 * 1024
+"""WRAM of one DPU."""
+MRAM_BYTES = 64 * 1024 * 1024
+"""MRAM of one DPU."""
+STACK_BYTES = 1024
+"""Stack of each tasklet (the runtime's default)."""
+WRAM_MARGIN = 4096
+"""WRAM kept for the program's and runtime's own variables."""
+CHUNK = 128
+"""Features per chunk (the program's ``CH``: one DMA of 512 bytes)."""
+VECTORS = 4
+"""Vectors before the accumulators: W, Z, U, OUT."""
+
+
+def kernel_source() -> Path:
+    """The path of ``linear.c``: the package data of an installed wheel, else
+    :data:`KERNEL_SOURCE`.
+
+    Raises:
+        FileNotFoundError: neither exists (a broken installation); reinstall pyupmem.
+    """
+    installed = resources.files("pimopt").joinpath("dpu_programs", "linear.c")
+    if isinstance(installed, Path) and installed.is_file():
+        return installed
+    if KERNEL_SOURCE.is_file():
+        return KERNEL_SOURCE
+    raise FileNotFoundError(
+        f"the DPU program linear.c is missing: neither {installed} nor {KERNEL_SOURCE} "
+        "exists. Fix: reinstall pyupmem (pip install -e . in a checkout)"
+    )
+
+
+def kernel_defines(model: str, fmt: str) -> dict[str, object]:
+    """The ``-D`` defines of the program variant for ``model`` and ``fmt``."""
+    defines: dict[str, object] = {}
+    if fmt == "int32":
+        defines["FORMAT_INT32"] = None
+    if model == "svm":
+        defines["MODEL_SVM"] = None
+    return defines
+
+
+def padded_features(n_features: int) -> int:
+    """``Fp``: the features padded to an even count."""
+    return n_features + (n_features & 1)
+
+
+def vectors_fit_wram(padded: int, n_tasklets: int) -> bool:
+    """Whether the vectors (model, z, u, out and the accumulators) fit in WRAM."""
+    vectors = (VECTORS + n_tasklets) * padded * 4
+    per = STACK_BYTES + 4 * CHUNK * 4
+    return vectors + n_tasklets * per + WRAM_MARGIN <= WRAM_BYTES
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """Where everything goes on each DPU (see the module docstring)."""
+
+    shares: tuple[tuple[int, int], ...]  #: ``(start, count)`` of each DPU's samples
+    max_share: int  #: the largest share
+    padded: int  #: ``Fp``
+    labels_offset: int  #: bytes from the MRAM heap to the labels
+    vectors_offset: int  #: bytes from the MRAM heap to W
+    mram_needed: int  #: bytes of MRAM one DPU needs
+    use_wram: bool  #: whether the vectors live in WRAM during a launch
+
+    def vector_offset(self, index: int) -> int:
+        """Bytes from the MRAM heap to vector ``index`` (0 W, 1 Z, 2 U, 3 OUT)."""
+        return self.vectors_offset + index * self.padded * 4
+
+
+def dpu_shares(n: int, n_dpus: int) -> tuple[tuple[int, int], ...]:
+    """Contiguous shares of ``n`` samples: the first ``n % D`` DPUs take one more."""
+    base, extra = divmod(n, n_dpus)
+    out, start = [], 0
+    for d in range(n_dpus):
+        count = base + (d < extra)
+        out.append((start, count))
+        start += count
+    return tuple(out)
+
+
+def plan(n: int, n_features: int, n_dpus: int, n_tasklets: int) -> MemoryPlan:
+    """The memory plan of ``n`` samples of ``n_features`` on the DPUs.
+
+    Raises:
+        ValueError: no samples, or a DPU's share does not fit its 64 MiB of MRAM.
+    """
+    if n < 1 or n_features < 1:
+        raise ValueError("the data set has no samples or no features: nothing to train on")
+    shares = dpu_shares(n, n_dpus)
+    max_share = max(c for _, c in shares)
+    padded = padded_features(n_features)
+    labels_offset = max(max_share, 1) * padded * 4
+    vectors_offset = labels_offset + (max_share + (max_share & 1)) * 4
+    needed = vectors_offset + (VECTORS + n_tasklets) * padded * 4
+    if needed > MRAM_BYTES:
+        raise ValueError(
+            f"a DPU's share of {max_share} samples of {n_features} features needs "
+            f"{needed / 2**20:.1f} MiB of its 64 MiB MRAM; use more DPUs"
+        )
+    return MemoryPlan(shares, max_share, padded, labels_offset, vectors_offset, needed,
+                      vectors_fit_wram(padded, n_tasklets))

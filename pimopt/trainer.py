@@ -1,0 +1,236 @@
+"""Training linear models on DPUs with GA-SGD, MA-SGD and ADMM, through pyupmem.
+
+:class:`Trainer` runs ``dpu_programs/pimopt/linear.c`` (:mod:`pimopt.kernel`) on
+``nr_dpus`` DPUs; the algorithms and the host's rules are those of
+:mod:`pimopt.algorithms`, and the model equals that of
+:func:`pimopt.reference.train_reference` bit for bit.
+
+One run (:meth:`Trainer.train`):
+
+1. *Setup* (not a phase): build the program variant, allocate and load the DPUs.
+2. *CPU-DPU*: each DPU's contiguous share of the samples and labels, the settings.
+3. For every launch (:func:`pimopt.algorithms.launches`): *CPU-DPU* the learning rate
+   when it changes; *DPU kernel* the launch; *Inter-DPU* gather OUT from every DPU,
+   :func:`combine` it, the host's update and the broadcast of the model (GA-SGD, MA-SGD)
+   or of ``z`` (ADMM) for the next launch.
+4. *DPU-CPU*: nothing more is left on the DPUs (the last Inter-DPU phase gathered the
+   outputs); the phase records reading the DPUs' final settings as a check.
+
+The host combines the DPUs' outputs only through :func:`combine` (a fixed order, so
+that a run across several servers can give the same sums).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+import pyupmem
+
+from . import algorithms as alg
+from . import fixed_point as fx
+from . import kernel
+from .data import DataSet
+
+RANK_DPUS = 64
+"""DPUs of one hardware rank: :func:`combine` first sums each block of this many DPUs."""
+
+
+def combine(partials: np.ndarray) -> np.ndarray:
+    """The sum of per-DPU results ``partials`` (shape ``(nr_dpus, ...)``) in a fixed order:
+    first the sum of each block of :data:`RANK_DPUS` consecutive DPUs (one hardware
+    rank), left to right, then the blocks' sums, left to right.
+
+    Float arrays are summed in float32 (each sum starts from its first term), integer
+    arrays exactly in int64.
+    """
+    p = np.asarray(partials)
+    if p.shape[0] == 0:
+        raise ValueError("combine needs at least one DPU's result")
+    if np.issubdtype(p.dtype, np.floating):
+        f = np.float32
+        blocks = [np.cumsum(p[i:i + RANK_DPUS], axis=0, dtype=f)[-1]
+                  for i in range(0, p.shape[0], RANK_DPUS)]
+        return np.cumsum(np.stack(blocks), axis=0, dtype=f)[-1]
+    return p.astype(np.int64).sum(axis=0)
+
+
+@dataclass(frozen=True, eq=False)
+class TrainResult:
+    """A DPU training run: the model, the per-epoch models and the timing."""
+
+    config: alg.Config  #: the settings
+    raw: np.ndarray  #: the model as the DPUs hold it (float32 or Q15.16 int32), padded
+    weights: np.ndarray  #: the model in float64, ``(F,)``
+    history: list[np.ndarray] = field(default_factory=list, repr=False)
+    """The float64 model after each epoch."""
+    timer: pyupmem.PhaseTimer | None = field(default=None, repr=False)
+    """The four-phase breakdown, with hardware estimates."""
+    bytes_to_dpus: int = 0  #: bytes sent to the DPUs during training (after the data)
+    bytes_from_dpus: int = 0  #: bytes read from the DPUs during training
+    data_bytes: int = 0  #: bytes of the samples and labels sent once
+    syncs: int = 0  #: launches, each followed by one combine
+    wram: bool = True  #: whether the vectors lived in WRAM
+    setup_seconds: float = 0.0  #: building, allocating and loading
+
+    def bytes_per_sync(self) -> dict[str, float]:
+        """Bytes communicated per sync (per launch) each way."""
+        n = max(self.syncs, 1)
+        return {"to_dpus": self.bytes_to_dpus / n, "from_dpus": self.bytes_from_dpus / n}
+
+    def breakdown(self) -> dict[str, dict[str, float]]:
+        """``{phase: {"seconds": ..., "estimated_seconds": ...}}`` of the run."""
+        out: dict[str, dict[str, float]] = {}
+        if self.timer is None:
+            return out
+        for name in self.timer.phases():
+            est = self.timer.estimates(name)
+            out[name] = {"seconds": float(sum(self.timer.samples(name))),
+                         "estimated_seconds": float(sum(est)) if est else float("nan")}
+        return out
+
+
+class Trainer:
+    """Trains a linear model on DPUs.
+
+    Args:
+        model: ``"lr"`` or ``"svm"``.
+        algorithm: ``"ga-sgd"``, ``"ma-sgd"`` or ``"admm"``.
+        fmt: ``"fp32"`` or ``"int32"`` (:mod:`pimopt.fixed_point`).
+        nr_dpus: DPUs (at least 1).
+        nr_tasklets: tasklets per DPU (1 to 24).
+        epochs: passes over the data.
+        batch: samples per DPU per step.
+        lr: initial learning rate (below 1 for INT32).
+        schedule: one of :data:`pimopt.algorithms.SCHEDULES`.
+        lam: L2 strength (below 1 for INT32).
+        rho: ADMM's penalty (below 1 for INT32).
+        local_steps: MA-SGD and ADMM: local steps per launch (0: one epoch).
+        progress: show a progress bar.
+        backend: the pyupmem backend, or None for pyupmem's default.
+
+    Raises:
+        ValueError: a bad setting, named with its valid range.
+    """
+
+    def __init__(self, model: str = "lr", algorithm: str = "ga-sgd", fmt: str = "fp32",
+                 nr_dpus: int = 4, nr_tasklets: int = 8, epochs: int = 10, batch: int = 32,
+                 lr: float = 0.1, schedule: str = "constant", lam: float = 1e-4,
+                 rho: float = 0.1, local_steps: int = 8, *, progress: bool = False,
+                 backend: pyupmem.Backend | str | None = None):
+        self.config: alg.Config = alg.make_config(
+            model=model, algorithm=algorithm, fmt=fmt, n_dpus=int(nr_dpus),
+            n_tasklets=int(nr_tasklets), epochs=int(epochs), batch=int(batch), lr=float(lr),
+            schedule=schedule, lam=float(lam), rho=float(rho), local_steps=int(local_steps))
+        """The validated settings."""
+        self.progress = progress  #: whether :meth:`train` shows a progress bar
+        self.backend = backend  #: the pyupmem backend, or None
+
+    def train(self, data: DataSet) -> TrainResult:
+        """Train on ``data`` and return the model, its history and the breakdown.
+
+        Raises:
+            ValueError: the data do not fit the DPUs.
+            pyupmem.PyUpmemError: the DPUs could not be allocated or a DPU faulted.
+        """
+        from .reference import raw_features, to_float
+
+        c = self.config
+        p = kernel.plan(len(data), data.n_features, c.n_dpus, c.n_tasklets)
+        n_d, f = c.n_dpus, data.n_features
+        fp32 = c.fmt == "fp32"
+        dtype = np.float32 if fp32 else np.int32
+        x = raw_features(c.fmt, data.x, p.padded)
+        y = data.labels(c.model)
+        samples = np.zeros((n_d, max(p.max_share, 1), p.padded), dtype=dtype)
+        labels = np.zeros((n_d, p.max_share + (p.max_share & 1)), dtype=np.int32)
+        for d, (start, count) in enumerate(p.shares):
+            samples[d, :count] = x[start:start + count]
+            labels[d, :count] = y[start:start + count]
+        counts = np.array([cnt for _, cnt in p.shares], dtype=np.uint32).reshape(n_d, 1)
+        n_steps = alg.steps_per_epoch(p.max_share, c.batch)
+        plan_launches = alg.launches(c, n_steps)
+        table = fx.sigmoid_table_f32() if fp32 else fx.sigmoid_table_q16()
+        table = np.append(table, table[-1])  # the program's SIG_POINTS + 1 values
+        heap = pyupmem.DPU_MRAM_HEAP_POINTER_NAME
+        model = np.zeros(p.padded, dtype=dtype)
+        history: list[np.ndarray] = []
+        to_bytes = from_bytes = 0
+        start_setup = time.perf_counter()
+        program = pyupmem.build_program(
+            kernel.kernel_source(), nr_tasklets=c.n_tasklets, name="pimopt_linear",
+            defines=kernel.kernel_defines(c.model, c.fmt), extra_args=["-ffp-contract=off"],
+            backend=self.backend)
+        bar = tqdm(total=c.epochs, unit="epoch", disable=not self.progress, leave=False,
+                   desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
+        with pyupmem.DpuSet(n_d, backend=self.backend) as dpus:
+            dpus.load(program)
+            mram = dpus.symbol(heap).size
+            if p.mram_needed > mram:
+                raise ValueError(f"the data need {p.mram_needed / 2**20:.1f} MiB of MRAM, the "
+                                 f"program leaves {mram / 2**20:.1f} MiB; use more DPUs")
+            setup = time.perf_counter() - start_setup
+            timer = pyupmem.PhaseTimer(warmup=0, dpus=dpus)
+            mode = alg.MODES[c.algorithm]
+            for _ in timer.repetitions(1):
+                with timer.phase(pyupmem.CPU_DPU):
+                    for name, value in (("n_features", p.padded), ("mode", mode),
+                                        ("batch", c.batch), ("use_wram", int(p.use_wram)),
+                                        ("labels_offset", p.labels_offset),
+                                        ("vectors_offset", p.vectors_offset),
+                                        ("update_u", 0)):
+                        dpus.broadcast(name, np.uint32(value))
+                    dpus.broadcast("sigmoid_table", table)
+                    dpus.scatter("n_samples", counts)
+                    dpus.scatter(heap, samples)
+                    dpus.scatter(heap, labels, offset=p.labels_offset)
+                    zero = np.zeros(p.padded, dtype=dtype)
+                    for v in range(3):  # W, Z, U
+                        dpus.broadcast(heap, zero, offset=p.vector_offset(v))
+                data_bytes = samples.nbytes + labels.nbytes
+                last: tuple[int, int, int] | None = None
+                current_lr = None
+                for i, (epoch, k, n) in enumerate(plan_launches):
+                    lr = c.lr_at(epoch)
+                    with timer.phase(pyupmem.CPU_DPU):
+                        if lr != current_lr:
+                            for name, value in alg.coefficients(c, lr).items():
+                                dpus.broadcast(name, np.uint32(value))
+                            current_lr = lr
+                        if last is None or last[1:] != (k, n):
+                            dpus.broadcast("first_step", np.uint32(k))
+                            dpus.broadcast("nr_steps", np.uint32(n))
+                        if i == 1 and mode == 2:
+                            dpus.broadcast("update_u", np.uint32(1))
+                    last = (epoch, k, n)
+                    with timer.phase(pyupmem.DPU_KERNEL):
+                        dpus.launch()
+                    with timer.phase(pyupmem.INTER_DPU):
+                        outs = dpus.gather(heap, dtype, p.padded, offset=p.vector_offset(3))
+                        from_bytes += outs.nbytes
+                        total = combine(outs)
+                        if mode == 0:
+                            size = sum(alg.step_count(cnt, k, c.batch) for _, cnt in p.shares)
+                            if size:
+                                model = alg.sgd_update(c.fmt, model, total, size, lr, c.lam)
+                        else:
+                            model = alg.mean_of_sum(c.fmt, total, n_d)
+                        if i + 1 < len(plan_launches):
+                            # ADMM sends z; GA-SGD and MA-SGD the model every DPU continues
+                            target = 1 if mode == 2 else 0
+                            dpus.broadcast(heap, model, offset=p.vector_offset(target))
+                            to_bytes += model.nbytes * n_d
+                    if k + n == n_steps:
+                        history.append(to_float(c.fmt, model)[:f])
+                        bar.update(1)
+                with timer.phase(pyupmem.DPU_CPU):
+                    done = dpus.gather("n_samples", np.uint32, 1)
+                if not np.array_equal(done.reshape(-1), counts.reshape(-1)):
+                    raise RuntimeError("the DPUs' sample counts changed during training: "
+                                       "this is a bug, please report it")
+        bar.close()
+        return TrainResult(c, model, to_float(c.fmt, model)[:f], history, timer, to_bytes,
+                           from_bytes, data_bytes, len(plan_launches), p.use_wram, setup)
