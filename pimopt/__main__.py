@@ -11,16 +11,25 @@
 
 Errors in the input or the options print one line (with the file and 1-based line for a
 bad LIBSVM line) and exit with status 2.
+
+Under ``mpirun -n K``, ``train`` runs on ``K`` servers (one process each,
+:class:`pyupmem.distributed.Cluster`): ``--dpus`` is the total over all processes, the
+model is the one a single process with all the DPUs trains, bit for bit, and only
+process 0 prints and writes ``--json``. An error on any process stops them all.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
+
+from pyupmem.distributed import Cluster
 
 from . import algorithms as alg
 from . import baselines, data, evaluation
@@ -79,14 +88,47 @@ def figures(result: TrainResult, train: data.DataSet, test: data.DataSet) -> dic
         "breakdown": result.breakdown(),
         "bytes": {"data": result.data_bytes, "to_dpus": result.bytes_to_dpus,
                   "from_dpus": result.bytes_from_dpus, "syncs": result.syncs,
-                  "per_sync": result.bytes_per_sync()},
+                  "per_sync": result.bytes_per_sync(), "network": result.network()},
         "vectors_in": "wram" if result.wram else "mram",
         "weights": [float(v) for v in result.weights],
     }
 
 
 def _cmd_train(a: argparse.Namespace) -> int:
-    trainer = _trainer(a)  # options first: an error costs no reading
+    cluster = Cluster.world()
+    if cluster.size == 1:
+        return _train(a, cluster)
+    if not cluster.is_root:
+        _silence_stdout()
+    try:
+        return _train(a, cluster)
+    except (ValueError, OSError) as error:
+        # the checks before training fail alike on every process: process 0 reports
+        if cluster.is_root:
+            print(f"python -m pimopt: error: {error}", file=sys.stderr, flush=True)
+        else:
+            time.sleep(1.0)  # let process 0 report the same error first
+        cluster.comm.Abort(2)
+        raise
+    except BaseException as error:
+        print(f"python -m pimopt train (process {cluster.rank}): error: {error}",
+              file=sys.stderr, flush=True)
+        cluster.comm.Abort(1)
+        raise
+
+
+def _silence_stdout() -> None:
+    """Send this process's standard output to the null device (the non-root processes
+    of a cluster: only process 0 prints)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing to do
+        pass
+
+
+def _train(a: argparse.Namespace, cluster: Cluster) -> int:
+    trainer = _trainer(a, cluster=cluster if cluster.size > 1 else None)  # options first
     out = Path(a.json) if a.json else None
     if out is not None and not out.parent.is_dir():
         raise ValueError(f"--json {a.json}: the folder {out.parent} does not exist")
@@ -96,9 +138,12 @@ def _cmd_train(a: argparse.Namespace) -> int:
         raise ValueError(f"{a.test} has {test.n_features} features, more than the "
                          f"{train.n_features} of {a.train}")
     result = trainer.train(train)
+    if not cluster.is_root:
+        return 0
     doc = figures(result, train, test)
+    servers = f" ({cluster.size} servers)" if cluster.size > 1 else ""
     print(f"test accuracy {100 * doc['test_accuracy']:.2f}% (AUC {doc['test_auc']:.4f}), "
-          f"{a.algorithm} {a.model}/{a.fmt} on {a.dpus} DPUs")
+          f"{a.algorithm} {a.model}/{a.fmt} on {a.dpus} DPUs{servers}")
     if result.timer is not None:
         print(result.timer.table(unit="ms", title="time per phase (one training run)"))
     if out is not None:

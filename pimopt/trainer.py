@@ -18,6 +18,19 @@ One run (:meth:`Trainer.train`):
 
 The host combines the DPUs' outputs only through :func:`combine` (a fixed order, so
 that a run across several servers can give the same sums).
+
+**Several servers** (``cluster``, a :class:`pyupmem.distributed.Cluster` of several
+processes, e.g. under ``mpirun``): ``nr_dpus`` is the total over all processes. Each
+process drives its share of the DPUs (:meth:`~pyupmem.distributed.Cluster.dpu_share`:
+whole blocks of :data:`RANK_DPUS`) and gives them exactly the samples, labels and
+settings one process would give those DPUs. At every combine it sums its own blocks
+(:func:`block_sums`) and :meth:`~pyupmem.distributed.Cluster.sum_in_order` adds all the
+cluster's blocks left to right, which is :func:`combine` of all DPUs' outputs bit for bit;
+every process then makes the same host update, so every process holds the model one
+process with all ``nr_dpus`` DPUs computes, in FP32 and in INT32. The time spent in the
+collective call is the *Inter-server* phase (:data:`pyupmem.timing.INTER_SERVER`), taken
+out of *Inter-DPU*; :attr:`TrainResult.network_bytes` counts the bytes of block partials
+that cross the network.
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import pyupmem
+from pyupmem.distributed import Cluster, sum_in_order
 
 from . import algorithms as alg
 from . import fixed_point as fx
@@ -39,23 +53,40 @@ RANK_DPUS = 64
 """DPUs of one hardware rank: :func:`combine` first sums each block of this many DPUs."""
 
 
-def combine(partials: np.ndarray) -> np.ndarray:
-    """The sum of per-DPU results ``partials`` (shape ``(nr_dpus, ...)``) in a fixed order:
-    first the sum of each block of :data:`RANK_DPUS` consecutive DPUs (one hardware
-    rank), left to right, then the blocks' sums, left to right.
+def block_sums(partials: np.ndarray) -> np.ndarray:
+    """The sum of each block of :data:`RANK_DPUS` consecutive DPUs' results ``partials``
+    (shape ``(nr_dpus, ...)``; the last block may be short), left to right within the
+    block: shape ``(blocks, ...)``, float32 for float arrays (each sum starts from its
+    first term), int64 (exact) for integer ones. The first step of :func:`combine`.
 
-    Float arrays are summed in float32 (each sum starts from its first term), integer
-    arrays exactly in int64.
+    Raises:
+        ValueError: ``partials`` holds no DPU's result.
     """
     p = np.asarray(partials)
-    if p.shape[0] == 0:
+    if p.ndim < 1 or p.shape[0] == 0:
         raise ValueError("combine needs at least one DPU's result")
     if np.issubdtype(p.dtype, np.floating):
         f = np.float32
-        blocks = [np.cumsum(p[i:i + RANK_DPUS], axis=0, dtype=f)[-1]
-                  for i in range(0, p.shape[0], RANK_DPUS)]
-        return np.cumsum(np.stack(blocks), axis=0, dtype=f)[-1]
-    return p.astype(np.int64).sum(axis=0)
+        return np.stack([np.cumsum(p[i:i + RANK_DPUS], axis=0, dtype=f)[-1]
+                         for i in range(0, p.shape[0], RANK_DPUS)])
+    return np.stack([p[i:i + RANK_DPUS].astype(np.int64).sum(axis=0)
+                     for i in range(0, p.shape[0], RANK_DPUS)])
+
+
+def combine(partials: np.ndarray) -> np.ndarray:
+    """The sum of per-DPU results ``partials`` (shape ``(nr_dpus, ...)``) in a fixed order:
+    first the sum of each block of :data:`RANK_DPUS` consecutive DPUs (one hardware
+    rank), left to right (:func:`block_sums`), then the blocks' sums, left to right
+    (:func:`pyupmem.distributed.sum_in_order`, the order a
+    :class:`~pyupmem.distributed.Cluster` follows across servers).
+
+    Float arrays are summed in float32 (each sum starts from its first term), integer
+    arrays exactly in int64.
+
+    Raises:
+        ValueError: ``partials`` holds no DPU's result.
+    """
+    return sum_in_order(block_sums(partials))
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,11 +106,31 @@ class TrainResult:
     syncs: int = 0  #: launches, each followed by one combine
     wram: bool = True  #: whether the vectors lived in WRAM
     setup_seconds: float = 0.0  #: building, allocating and loading
+    steps: int = 0  #: mini-batch steps of the run (every DPU's, counted once)
+    processes: int = 1  #: MPI processes (servers) of the run
+    blocks: int = 1  #: blocks of :data:`RANK_DPUS` DPUs the combine sums first
+    partial_bytes: int = 0
+    """Bytes of one block's partial sum (the model size: float32 or int64 per value)."""
+    network_bytes: int = 0
+    """Bytes of block partials that crossed the network during training, all processes'
+    receptions together: at each combine every process receives every other process's
+    block partials, ``(processes - 1) * blocks * partial_bytes``; 0 on one server."""
 
     def bytes_per_sync(self) -> dict[str, float]:
         """Bytes communicated per sync (per launch) each way."""
         n = max(self.syncs, 1)
         return {"to_dpus": self.bytes_to_dpus / n, "from_dpus": self.bytes_from_dpus / n}
+
+    def network(self) -> dict[str, float]:
+        """The bytes that cross the network between servers: ``per_sync`` (each combine),
+        ``per_step`` (averaged over the mini-batch steps: GA-SGD combines every step,
+        MA-SGD and ADMM every ``local_steps``), ``total``, with ``processes``,
+        ``blocks`` and ``partial_bytes``."""
+        return {"processes": self.processes, "blocks": self.blocks,
+                "partial_bytes": self.partial_bytes,
+                "per_sync": self.network_bytes / max(self.syncs, 1),
+                "per_step": self.network_bytes / max(self.steps, 1),
+                "total": self.network_bytes}
 
     def breakdown(self) -> dict[str, dict[str, float]]:
         """``{phase: {"seconds": ..., "estimated_seconds": ...}}`` of the run."""
@@ -109,18 +160,25 @@ class Trainer:
         lam: L2 strength (below 1 for INT32).
         rho: ADMM's penalty (below 1 for INT32).
         local_steps: MA-SGD and ADMM: local steps per launch (0: one epoch).
-        progress: show a progress bar.
+        progress: show a progress bar (on process 0 only under a cluster).
         backend: the pyupmem backend, or None for pyupmem's default.
+        cluster: the processes of a run on several servers
+            (:class:`pyupmem.distributed.Cluster`; the module docstring); None or a
+            single process: this process drives all ``nr_dpus`` DPUs. Every process of
+            the cluster must train on the same data with the same settings.
 
     Raises:
         ValueError: a bad setting, named with its valid range.
+        pyupmem.ArgumentValueError: too few DPUs for the cluster's processes (each needs
+            a block).
     """
 
     def __init__(self, model: str = "lr", algorithm: str = "ga-sgd", fmt: str = "fp32",
                  nr_dpus: int = 4, nr_tasklets: int = 8, epochs: int = 10, batch: int = 32,
                  lr: float = 0.1, schedule: str = "constant", lam: float = 1e-4,
                  rho: float = 0.1, local_steps: int = 8, *, progress: bool = False,
-                 backend: pyupmem.Backend | str | None = None):
+                 backend: pyupmem.Backend | str | None = None,
+                 cluster: Cluster | None = None):
         self.config: alg.Config = alg.make_config(
             model=model, algorithm=algorithm, fmt=fmt, n_dpus=int(nr_dpus),
             n_tasklets=int(nr_tasklets), epochs=int(epochs), batch=int(batch), lr=float(lr),
@@ -128,6 +186,9 @@ class Trainer:
         """The validated settings."""
         self.progress = progress  #: whether :meth:`train` shows a progress bar
         self.backend = backend  #: the pyupmem backend, or None
+        self.cluster = cluster  #: the processes of a run on several servers, or None
+        if cluster is not None:
+            cluster.dpu_share(self.config.n_dpus)  # fewer blocks than processes: now
 
     def train(self, data: DataSet) -> TrainResult:
         """Train on ``data`` and return the model, its history and the breakdown.
@@ -141,16 +202,24 @@ class Trainer:
         c = self.config
         p = kernel.plan(len(data), data.n_features, c.n_dpus, c.n_tasklets)
         n_d, f = c.n_dpus, data.n_features
+        cluster = self.cluster if self.cluster is not None and self.cluster.size > 1 else None
+        mine = cluster.dpu_share(n_d) if cluster is not None else range(n_d)
+        d0, n_mine = mine.start, len(mine)  # this process's DPUs: d0 .. d0 + n_mine - 1
+        root = cluster is None or cluster.is_root
         fp32 = c.fmt == "fp32"
         dtype = np.float32 if fp32 else np.int32
         x = raw_features(c.fmt, data.x, p.padded)
         y = data.labels(c.model)
-        samples = np.zeros((n_d, max(p.max_share, 1), p.padded), dtype=dtype)
-        labels = np.zeros((n_d, p.max_share + (p.max_share & 1)), dtype=np.int32)
-        for d, (start, count) in enumerate(p.shares):
+        samples = np.zeros((n_mine, max(p.max_share, 1), p.padded), dtype=dtype)
+        labels = np.zeros((n_mine, p.max_share + (p.max_share & 1)), dtype=np.int32)
+        my_shares = p.shares[d0:d0 + n_mine]
+        for d, (start, count) in enumerate(my_shares):
             samples[d, :count] = x[start:start + count]
             labels[d, :count] = y[start:start + count]
-        counts = np.array([cnt for _, cnt in p.shares], dtype=np.uint32).reshape(n_d, 1)
+        counts = np.array([cnt for _, cnt in my_shares], dtype=np.uint32).reshape(n_mine, 1)
+        blocks = -(-n_d // RANK_DPUS)
+        partial_bytes = p.padded * (4 if fp32 else 8)
+        network = 0
         n_steps = alg.steps_per_epoch(p.max_share, c.batch)
         plan_launches = alg.launches(c, n_steps)
         table = fx.sigmoid_table_f32() if fp32 else fx.sigmoid_table_q16()
@@ -164,9 +233,9 @@ class Trainer:
             kernel.kernel_source(), nr_tasklets=c.n_tasklets, name="pimopt_linear",
             defines=kernel.kernel_defines(c.model, c.fmt), extra_args=["-ffp-contract=off"],
             backend=self.backend)
-        bar = tqdm(total=c.epochs, unit="epoch", disable=not self.progress, leave=False,
-                   desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
-        with pyupmem.DpuSet(n_d, backend=self.backend) as dpus:
+        bar = tqdm(total=c.epochs, unit="epoch", disable=not (self.progress and root),
+                   leave=False, desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
+        with pyupmem.DpuSet(n_mine, backend=self.backend) as dpus:
             dpus.load(program)
             mram = dpus.symbol(heap).size
             if p.mram_needed > mram:
@@ -190,7 +259,7 @@ class Trainer:
                     zero = np.zeros(p.padded, dtype=dtype)
                     for v in range(3):  # W, Z, U
                         dpus.broadcast(heap, zero, offset=p.vector_offset(v))
-                data_bytes = samples.nbytes + labels.nbytes
+                data_bytes = (samples.nbytes + labels.nbytes) // max(n_mine, 1) * n_d
                 last: tuple[int, int, int] | None = None
                 current_lr = None
                 for i, (epoch, k, n) in enumerate(plan_launches):
@@ -208,10 +277,15 @@ class Trainer:
                     last = (epoch, k, n)
                     with timer.phase(pyupmem.DPU_KERNEL):
                         dpus.launch()
+                    talk = cluster.seconds if cluster is not None else 0.0
                     with timer.phase(pyupmem.INTER_DPU):
                         outs = dpus.gather(heap, dtype, p.padded, offset=p.vector_offset(3))
-                        from_bytes += outs.nbytes
-                        total = combine(outs)
+                        from_bytes += outs.nbytes // n_mine * n_d  # all servers' DPUs
+                        if cluster is None:
+                            total = combine(outs)
+                        else:
+                            total = cluster.sum_in_order(block_sums(outs))
+                            network += (cluster.size - 1) * blocks * partial_bytes
                         if mode == 0:
                             size = sum(alg.step_count(cnt, k, c.batch) for _, cnt in p.shares)
                             if size:
@@ -223,6 +297,7 @@ class Trainer:
                             target = 1 if mode == 2 else 0
                             dpus.broadcast(heap, model, offset=p.vector_offset(target))
                             to_bytes += model.nbytes * n_d
+                    self._inter_server(timer, talk)
                     if k + n == n_steps:
                         history.append(to_float(c.fmt, model)[:f])
                         bar.update(1)
@@ -233,4 +308,20 @@ class Trainer:
                                        "this is a bug, please report it")
         bar.close()
         return TrainResult(c, model, to_float(c.fmt, model)[:f], history, timer, to_bytes,
-                           from_bytes, data_bytes, len(plan_launches), p.use_wram, setup)
+                           from_bytes, data_bytes, len(plan_launches), p.use_wram, setup,
+                           steps=c.epochs * n_steps,
+                           processes=1 if cluster is None else cluster.size,
+                           blocks=blocks, partial_bytes=partial_bytes,
+                           network_bytes=network)
+
+    def _inter_server(self, timer: pyupmem.PhaseTimer, before: float) -> None:
+        """Move the cluster's communication time since ``before`` (its
+        :attr:`~pyupmem.distributed.Cluster.seconds` then) from Inter-DPU to
+        Inter-server. The network is real, not modelled: its estimate is the measured
+        time."""
+        if self.cluster is None or self.cluster.size == 1:
+            return
+        talk = self.cluster.seconds - before
+        timer.add(pyupmem.INTER_DPU, -talk)
+        timer.add(pyupmem.INTER_SERVER, talk)
+        timer.add_estimate(pyupmem.INTER_SERVER, talk)

@@ -82,3 +82,22 @@ def test_fixed_point_rules():
     assert np.abs(approx - 1 / (1 + np.exp(-d))).max() < 1e-3
     f = fixed_point.sigmoid_f32(d.astype(np.float32))
     assert np.abs(f - 1 / (1 + np.exp(-d))).max() < 1e-3
+
+
+@pytest.mark.parametrize("fmt", alg.FORMATS)
+@pytest.mark.parametrize(("n", "f", "tasklets", "wram"), [
+    (300, 3, 2, True),    # rows of 16 bytes: blocks of 32 rows (the cap), then the rest
+    (400, 59, 20, False),  # MRAM placement: 2 rows of 240 bytes fill the x buffer
+    (120, 700, 3, True),  # rows longer than the block: chunk by chunk
+])
+def test_reference_is_bit_exact_when_rows_come_in_blocks(fmt, n, f, tasklets, wram):
+    # many samples per tasklet per step, so that a tasklet reads several blocks of rows
+    ds = data.dense(n, f, seed=3)
+    settings = dict(model="lr", algorithm="ma-sgd", fmt=fmt, epochs=2, batch=90, lr=0.2,
+                    lam=0.01, local_steps=0)
+    r = Trainer(nr_dpus=2, nr_tasklets=tasklets, **settings).train(ds)
+    assert r.wram is wram
+    ref = reference.train_reference(
+        ds, alg.make_config(n_dpus=2, n_tasklets=tasklets, **settings))
+    assert np.any(ref != 0)
+    np.testing.assert_array_equal(r.raw.view(np.uint32), ref.view(np.uint32))

@@ -37,6 +37,13 @@
  * samples' gradients in order into its own accumulator; then tasklet t reduces chunks
  * t, t + T, ... of the accumulators in tasklet order (0, 1, ..., T - 1) and updates those
  * chunks of the model. Every sum has a fixed order, so results are reproducible.
+ *
+ * Fetching: a tasklet reads its samples in blocks of consecutive rows, one DMA of up to
+ * BLOCK_BYTES (2,048 bytes, the largest DMA) for the rows and one for their labels, when
+ * a row fits the block buffer (the four chunk buffers, contiguous, when the vectors live
+ * in WRAM: then the other three are unused while accumulating; the x buffer alone
+ * otherwise); longer rows are read chunk by chunk. Only the fetching changes with the
+ * block: every value enters the same operations in the same order.
  */
 #include <alloc.h>
 #include <barrier.h>
@@ -45,6 +52,8 @@
 #include <stdint.h>
 
 #define CH 128 /* features per chunk: one DMA of 512 bytes */
+#define BLOCK_BYTES 2048 /* the buffers x, b1, b2, b3 together: the largest DMA */
+#define BLOCK_ROWS 32    /* at most this many rows in one block (their labels' buffer) */
 #define SIG_POINTS 65
 #define MODE_GRADIENT 0
 #define MODE_LOCAL 1
@@ -60,6 +69,7 @@ typedef int32_t val_t;
 #else
 typedef float val_t;
 #endif
+_Static_assert(4 * CH * sizeof(val_t) == BLOCK_BYTES, "the four buffers make one block");
 
 __host uint32_t n_samples;
 __host uint32_t n_features;
@@ -199,12 +209,66 @@ struct buffers {
     val_t *x, *b1, *b2, *b3;
 };
 
+/* Rows of one block: as many consecutive rows as the block buffer holds (BLOCK_BYTES with
+ * the vectors in WRAM, one chunk buffer in MRAM placement), at most BLOCK_ROWS; 0 when a
+ * row does not fit (then it is read chunk by chunk). */
+static inline uint32_t rows_per_block(void)
+{
+    const uint32_t room = use_wram ? BLOCK_BYTES : CH * sizeof(val_t);
+    const uint32_t rows = room / (n_features * sizeof(val_t));
+    return rows < BLOCK_ROWS ? rows : BLOCK_ROWS;
+}
+
+/* Adds the gradient of one sample (label y) to this tasklet's accumulator: its row in
+ * WRAM at xr (a block), or, with xr null, read chunk by chunk from MRAM at row. */
+static void add_sample(const val_t *xr, uintptr_t row, int32_t y, const struct buffers *bf)
+{
+    const uint32_t id = me(), nch = (n_features + CH - 1) / CH;
+    val_t dot = 0;
+    for (uint32_t c = 0; c < nch; c++) {
+        const uint32_t n = chunk_len(c);
+        const val_t *x = xr ? xr + c * CH : bf->x;
+        if (!xr)
+            mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x,
+                      n * sizeof(val_t));
+        const val_t *w = get(VW, c, bf->b1, n);
+        for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+            dot = sat_add(dot, mul15(w[j], x[j]));
+#else
+            const float p = w[j] * x[j];
+            dot = dot + p;
+#endif
+        }
+    }
+    const val_t g = error_of(dot, y);
+    for (uint32_t c = 0; c < nch; c++) {
+        const uint32_t n = chunk_len(c);
+        const val_t *x = xr ? xr + c * CH : bf->x;
+        if (!xr && nch > 1)
+            mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x,
+                      n * sizeof(val_t));
+        val_t *a = get(VACC + id, c, bf->b2, n);
+        for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+            a[j] = sat_add(a[j], mul15(g, x[j]));
+#else
+            const float p = g * x[j];
+            a[j] = a[j] + p;
+#endif
+        }
+        put(VACC + id, c, a, n);
+    }
+}
+
 /* Adds the gradients of this tasklet's samples [begin, begin + m) to its accumulator. */
 static void accumulate(uint32_t begin, uint32_t m, const struct buffers *bf)
 {
     const uint32_t id = me(), nch = (n_features + CH - 1) / CH;
     const uintptr_t labels = heap() + labels_offset;
-    int32_t pair[2];
+    const uint32_t per = rows_per_block(), end = begin + m;
+    const uint32_t row_bytes = n_features * sizeof(val_t);
+    int32_t lab[BLOCK_ROWS + 2] __attribute__((aligned(8)));
     for (uint32_t c = 0; c < nch; c++) { /* zero the accumulator */
         const uint32_t n = chunk_len(c);
         val_t *a = use_wram ? get(VACC + id, c, bf->b2, n) : bf->b2;
@@ -212,41 +276,17 @@ static void accumulate(uint32_t begin, uint32_t m, const struct buffers *bf)
             a[j] = 0;
         put(VACC + id, c, a, n);
     }
-    for (uint32_t i = begin; i < begin + m; i++) {
-        mram_read((__mram_ptr void *)(labels + (uintptr_t)(i & ~1u) * 4), pair, 8);
-        const int32_t y = pair[i & 1];
-        const uintptr_t row = heap() + (uintptr_t)i * n_features * sizeof(val_t);
-        val_t dot = 0;
-        for (uint32_t c = 0; c < nch; c++) {
-            const uint32_t n = chunk_len(c);
-            mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x, n * sizeof(val_t));
-            const val_t *w = get(VW, c, bf->b1, n);
-            for (uint32_t j = 0; j < n; j++) {
-#ifdef FORMAT_INT32
-                dot = sat_add(dot, mul15(w[j], bf->x[j]));
-#else
-                const float p = w[j] * bf->x[j];
-                dot = dot + p;
-#endif
-            }
-        }
-        const val_t g = error_of(dot, y);
-        for (uint32_t c = 0; c < nch; c++) {
-            const uint32_t n = chunk_len(c);
-            if (nch > 1)
-                mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x,
-                          n * sizeof(val_t));
-            val_t *a = get(VACC + id, c, bf->b2, n);
-            for (uint32_t j = 0; j < n; j++) {
-#ifdef FORMAT_INT32
-                a[j] = sat_add(a[j], mul15(g, bf->x[j]));
-#else
-                const float p = g * bf->x[j];
-                a[j] = a[j] + p;
-#endif
-            }
-            put(VACC + id, c, a, n);
-        }
+    for (uint32_t i0 = begin; i0 < end;) {
+        const uint32_t k = per == 0 ? 1 : end - i0 < per ? end - i0 : per;
+        const uint32_t first = i0 & ~1u, last = (i0 + k + 1) & ~1u; /* labels, even bounds */
+        mram_read((__mram_ptr void *)(labels + (uintptr_t)first * 4), lab, (last - first) * 4);
+        const uintptr_t block = heap() + (uintptr_t)i0 * row_bytes;
+        if (per)
+            mram_read((__mram_ptr void *)block, bf->x, k * row_bytes);
+        for (uint32_t r = 0; r < k; r++)
+            add_sample(per ? bf->x + r * n_features : 0, block + (uintptr_t)r * row_bytes,
+                       lab[i0 + r - first], bf);
+        i0 += k;
     }
 }
 
@@ -328,8 +368,8 @@ int main(void)
             use_wram ? mem_alloc((VACC + NR_TASKLETS) * n_features * sizeof(val_t)) : 0;
     }
     barrier_wait(&sync_all);
-    struct buffers bf = {mem_alloc(CH * sizeof(val_t)), mem_alloc(CH * sizeof(val_t)),
-                         mem_alloc(CH * sizeof(val_t)), mem_alloc(CH * sizeof(val_t))};
+    val_t *space = mem_alloc(BLOCK_BYTES); /* x, b1, b2, b3: contiguous, one block */
+    struct buffers bf = {space, space + CH, space + 2 * CH, space + 3 * CH};
     const uint32_t nch = (n_features + CH - 1) / CH;
     if (use_wram) {
         copy_vector(VW, 1);
