@@ -14,8 +14,9 @@ else the program works on them in MRAM, chunk by chunk.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
+
+from pyupmem.build import packaged_program
 
 KERNEL_SOURCE: Path = (Path(__file__).resolve().parent.parent / "dpu_programs" / "pimopt"
                        / "linear.c")
@@ -36,20 +37,12 @@ VECTORS = 4
 
 def kernel_source() -> Path:
     """The path of ``linear.c``: the package data of an installed wheel, else
-    :data:`KERNEL_SOURCE`.
+    :data:`KERNEL_SOURCE` (:func:`pyupmem.build.packaged_program`).
 
     Raises:
         FileNotFoundError: neither exists (a broken installation); reinstall pyupmem.
     """
-    installed = resources.files("pimopt").joinpath("dpu_programs", "linear.c")
-    if isinstance(installed, Path) and installed.is_file():
-        return installed
-    if KERNEL_SOURCE.is_file():
-        return KERNEL_SOURCE
-    raise FileNotFoundError(
-        f"the DPU program linear.c is missing: neither {installed} nor {KERNEL_SOURCE} "
-        "exists. Fix: reinstall pyupmem (pip install -e . in a checkout)"
-    )
+    return packaged_program("pimopt", "pimopt", "linear.c")
 
 
 def kernel_defines(model: str, fmt: str) -> dict[str, object]:

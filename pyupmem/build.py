@@ -88,6 +88,36 @@ _file_digests: dict[tuple[str, int, int, int], str] = {}
 _compiler_ids: dict[tuple[object, ...], str] = {}
 
 
+def packaged_program(package: str, folder: str, name: str) -> Path:
+    """The path of a DPU program source that an application package ships: the package
+    data ``<package>/dpu_programs/<name>`` of an installed wheel (``setup.py`` maps the
+    top-level ``dpu_programs/<folder>/`` there), else ``dpu_programs/<folder>/<name>`` of
+    the source tree (an editable install runs from the checkout).
+
+    Raises:
+        FileNotFoundError: neither exists (a broken installation); the message says how
+            to reinstall.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"{package!r} is not an installed package")
+    here = Path(next(iter(spec.submodule_search_locations)))
+    installed = here / "dpu_programs" / name
+    if installed.is_file():
+        return installed
+    top = package.split(".")[0]
+    tree = here.parents[package.count(".")] / "dpu_programs" / folder / name  # the checkout
+    if tree.is_file():
+        return tree
+    raise FileNotFoundError(
+        f"the DPU program {name} of {top} is missing: neither {installed} (an installed "
+        f"wheel) nor {tree} (a source tree) exists. Fix: reinstall pyupmem (pip install "
+        "--force-reinstall pyupmem, or pip install -e . in a checkout)"
+    )
+
+
 def is_source_text(source: SourceLike) -> bool:
     """Whether :func:`build_program` takes ``source`` as C source text rather than a path:
     a ``str`` holding a newline, a ``{`` or a ``;``."""

@@ -34,10 +34,11 @@ a safety margin for the variables.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from pyupmem.build import packaged_program
 
 from .datasets import Dataset
 from .layouts import check_layout
@@ -63,23 +64,13 @@ TERMINAL_BIT = 1 << 31  #: the terminal flag in a record's last word
 
 def kernel_source() -> Path:
     """The path of ``learner.c``: the package data ``rl/dpu_programs/learner.c`` of an
-    installed wheel, else :data:`KERNEL_SOURCE` of the source tree.
+    installed wheel, else :data:`KERNEL_SOURCE` of the source tree
+    (:func:`pyupmem.build.packaged_program`).
 
     Raises:
         FileNotFoundError: neither exists (a broken installation); reinstall pyupmem.
     """
-    # A wheel carries dpu_programs/rl/ as rl/dpu_programs/ (see setup.py); an editable
-    # install runs rl from the checkout, where only the top-level folder exists.
-    installed = resources.files("rl").joinpath("dpu_programs", "learner.c")
-    if isinstance(installed, Path) and installed.is_file():
-        return installed
-    if KERNEL_SOURCE.is_file():
-        return KERNEL_SOURCE
-    raise FileNotFoundError(
-        f"the DPU learner program learner.c is missing: neither {installed} (an installed "
-        f"wheel) nor {KERNEL_SOURCE} (a source tree) exists. Fix: reinstall pyupmem "
-        "(pip install --force-reinstall pyupmem, or pip install -e . in a checkout)"
-    )
+    return packaged_program("rl", "rl", "learner.c")
 
 
 def kernel_defines(algorithm: str, fmt: str, layout: str, chunk: int,

@@ -23,17 +23,14 @@ import numpy as np
 
 import pyupmem
 import pyupmem as pim
+from pyupmem.build import packaged_program
 
 from .environment import InvalidMapping, Workload
 from .space import Parameter, Space
 
-_INSTALLED = Path(__file__).resolve().parent / "dpu_programs"  # a wheel (see setup.py)
-PROGRAMS = (
-    _INSTALLED if (_INSTALLED / "fc.c").is_file()
-    else Path(__file__).resolve().parent.parent.parent / "dpu_programs" / "mapping"
-)
+PROGRAMS = packaged_program("rl.mapping", "mapping", "fc.c").parent
 """The folder of the built-in workloads' DPU programs: inside the installed package, or
-``dpu_programs/mapping`` of the source tree."""
+``dpu_programs/mapping`` of the source tree (:func:`pyupmem.build.packaged_program`)."""
 HEAP = pim.DPU_MRAM_HEAP_POINTER_NAME
 """The symbol of the MRAM heap, where the programs keep their data."""
 MRAM_BYTES = 64 << 20
