@@ -137,7 +137,8 @@ def test_callbacks_per_rank_and_on_parts(program) -> None:
         dpus.load(program)
         dpus.callback(calls.append, per_rank=True)
         dpus.sync()
-        assert calls == dpus.ranks
+        # once per rank; the ranks' queues run independently, so in either order
+        assert len(calls) == 2 and sorted(calls, key=dpus.ranks.index) == dpus.ranks
         calls.clear()
         dpus.callback(calls.append)
         dpus[3].callback(calls.append, per_rank=True)
