@@ -22,14 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from pyupmem.distributed import Cluster
+from pyupmem.distributed import Cluster, run_command
 
 from . import algorithms as alg
 from . import baselines, data, evaluation
@@ -96,35 +94,7 @@ def figures(result: TrainResult, train: data.DataSet, test: data.DataSet) -> dic
 
 def _cmd_train(a: argparse.Namespace) -> int:
     cluster = Cluster.world()
-    if cluster.size == 1:
-        return _train(a, cluster)
-    if not cluster.is_root:
-        _silence_stdout()
-    try:
-        return _train(a, cluster)
-    except (ValueError, OSError) as error:
-        # the checks before training fail alike on every process: process 0 reports
-        if cluster.is_root:
-            print(f"python -m pimopt: error: {error}", file=sys.stderr, flush=True)
-        else:
-            time.sleep(1.0)  # let process 0 report the same error first
-        cluster.comm.Abort(2)
-        raise
-    except BaseException as error:
-        print(f"python -m pimopt train (process {cluster.rank}): error: {error}",
-              file=sys.stderr, flush=True)
-        cluster.comm.Abort(1)
-        raise
-
-
-def _silence_stdout() -> None:
-    """Send this process's standard output to the null device (the non-root processes
-    of a cluster: only process 0 prints)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # not a real file (a test's capture): nothing to do
-        pass
+    return run_command(cluster, lambda: _train(a, cluster), "python -m pimopt")
 
 
 def _train(a: argparse.Namespace, cluster: Cluster) -> int:

@@ -14,7 +14,6 @@ what ``python -m pyupmem cache info|verify|clear`` runs.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 from collections.abc import Iterator
@@ -113,12 +112,8 @@ def _emulator_lock(root: Path) -> Iterator[None]:
     if not folder.is_dir():
         yield
         return
-    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with _locked(folder):
         yield
-    finally:
-        os.close(fd)
 
 
 def verify_cache(remove: bool = True) -> list[tuple[CacheEntry, str]]:

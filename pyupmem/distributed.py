@@ -27,7 +27,9 @@ cluster that needs no MPI at all.
 from __future__ import annotations
 
 import os
+import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -209,3 +211,43 @@ class Cluster:
             self.comm.Barrier()
         finally:
             self.seconds += time.perf_counter() - start
+
+
+def run_command(cluster: Cluster, work: Callable[[], int], command: str,
+                expected: tuple[type[BaseException], ...] = (ValueError, OSError)) -> int:
+    """Runs a command line's ``work`` on one process of ``cluster`` and returns its exit
+    status: only process 0 prints (the others' standard output goes to the null device),
+    and an error on any process stops them all, since the others would wait for it
+    forever. An ``expected`` error (bad input or options, which every process meets
+    alike) is reported once, by process 0, with ``"{command}: error: ..."``, and the run
+    exits with status 2; any other by the process it happened on, with status 1. With one
+    process, ``work()`` runs as it is."""
+    if cluster.size == 1:
+        return work()
+    if not cluster.is_root:
+        silence_stdout()
+    try:
+        return work()
+    except expected as error:
+        if cluster.is_root:
+            message = str(error).replace("\n", " ")
+            print(f"{command}: error: {message}", file=sys.stderr, flush=True)
+        else:
+            time.sleep(1.0)  # let process 0 report the same error first
+        cluster.comm.Abort(2)
+        raise
+    except BaseException as error:
+        print(f"{command} (process {cluster.rank}): error: {error}", file=sys.stderr,
+              flush=True)
+        cluster.comm.Abort(1)
+        raise
+
+
+def silence_stdout() -> None:
+    """Send this process's standard output to the null device (the processes of a cluster
+    other than 0, and a closed pipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing to do
+        pass

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pyupmem.distributed import Cluster
+from pyupmem.distributed import Cluster, run_command, silence_stdout
 
 from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
@@ -86,15 +86,7 @@ def _out(*values: object) -> None:
     try:
         print(*values, flush=True)
     except BrokenPipeError:
-        _silence_stdout()
-
-
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # not a real file (a test's capture): nothing to do
-        pass
+        silence_stdout()
 
 
 def _check_range(option: str, value: float, low: float, high: float,
@@ -296,32 +288,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     cluster = Cluster.world()
-    if cluster.size > 1:
-        return _train_on_cluster(args, cluster)
-    return _train(args, cluster)
-
-
-def _train_on_cluster(args: argparse.Namespace, cluster: Cluster) -> int:
-    """``train`` as one of several MPI processes: only process 0 prints and writes; an
-    error on any process stops them all (the others would wait for it forever)."""
-    if not cluster.is_root:
-        _silence_stdout()
-    try:
-        return _train(args, cluster)
-    except (ValueError, FileNotFoundError) as error:
-        # the checks before training fail alike on every process: process 0 reports
-        if cluster.is_root:
-            print(f"python -m rl train: error: {str(error).replace(chr(10), ' ')}",
-                  file=sys.stderr, flush=True)
-        else:
-            time.sleep(1.0)  # let process 0 report the same error first
-        cluster.comm.Abort(2)
-        raise
-    except BaseException as error:
-        print(f"python -m rl train (process {cluster.rank}): error: {error}",
-              file=sys.stderr, flush=True)
-        cluster.comm.Abort(1)
-        raise
+    return run_command(cluster, lambda: _train(args, cluster), "python -m rl train",
+                       expected=(ValueError, FileNotFoundError))
 
 
 def _train(args: argparse.Namespace, cluster: Cluster) -> int:
@@ -548,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
     return status
 
 
