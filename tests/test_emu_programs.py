@@ -65,35 +65,57 @@ def test_rest_of_the_interface():
     assert "message=dpu is in fault" in result.stdout
 
 
-def test_a_program_run_directly_explains_itself():
-    result = run([build_dpu("faults.c")])
+def test_a_program_is_a_32_bit_image_and_the_worker_explains_itself():
+    """A DPU program is an x32 image (ELF32, the DPU's 4-byte pointers) that the emulator's
+    worker loads; run directly, the worker says what it is for."""
+    from pyupmem import emu
+
+    program = build_dpu("faults.c")
+    header = program.read_bytes()[:20]
+    assert header[:4] == b"\x7fELF" and header[4] == 1  # ELFCLASS32
+    assert int.from_bytes(header[18:20], "little") == 62  # EM_X86_64: x32
+    result = run([str(emu.build().worker)])
     assert result.returncode == 2
-    assert "load it with dpu_load()" in result.stderr or "dpu_load()" in result.stderr
+    assert "dpu_load()" in result.stderr
 
 
 def test_emulator_sources_build_without_warnings(tmp_path):
     from pyupmem import emu
 
     src = emu.SOURCE_DIR / "src"
-    common = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", f"-I{src}"]
+    common = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", f"-I{src}"]
     host = [
         *common,
+        "-fPIC",
+        "-shared",
         f"-I{emu.SOURCE_DIR / 'include' / 'host'}",
         *map(str, (src / "host").glob("*.c")),
     ]
     runtime = [
         *common,
+        "-ffixed-r15",
         "-idirafter",
         str(emu.SOURCE_DIR / "include" / "dpu"),
         *map(str, (src / "runtime").glob("*.c")),
+        str(src / "runtime" / "switch_x86_64.S"),
+        "-ldl",
     ]
-    for name, flags in (("libdpu.so", host), ("libdpurt.so", runtime)):
+    for name, flags in (("libdpu.so", host), ("dpu-worker", runtime)):
         result = subprocess.run(
             [emu.host_compiler(), "-O2", *flags, "-o", str(tmp_path / name)],
             capture_output=True,
             text=True,
         )
         assert result.returncode == 0 and result.stderr == "", result.stderr
+    # The DPU's C library, built as DPU code.
+    compiler = str(emu.build().dpu_compiler)
+    for source in [*(src / "dpulibc").glob("*.c"), *(src / "dpulib").glob("*.c")]:
+        result = subprocess.run(
+            [compiler, *common, "-O2", "-c", str(source), "-o", str(tmp_path / "part.o")],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0 and result.stderr == "", (source, result.stderr)
 
 
 def test_prim_style_kernel_runs():

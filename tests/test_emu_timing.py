@@ -109,9 +109,9 @@ def test_chip_versions_set_the_clock_and_the_tasklet_limit():
     assert explicit.clock_hz == 267e6  # an explicit clock wins
     with pim.DpuSet(1, profile="chipVersion=v1B", backend="emulator") as dpus:
         with pytest.raises(pim.DpuProgramError, match="TOO_MANY_TASKLETS"):
-            dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=24"))
+            dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=24", "-DSTACK_SIZE_DEFAULT=512"))
     with pim.DpuSet(1, backend="emulator") as dpus:  # v1A: 24 tasklets
-        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=24"))
+        dpus.load(build_dpu("timing.c", "-DNR_TASKLETS=24", "-DSTACK_SIZE_DEFAULT=512"))
     with pytest.raises(pim.DpuProfileError):
         pim.DpuSet(1, profile="chipVersion=v2", backend="emulator")
 

@@ -45,7 +45,10 @@ class Emulator:
     Attributes:
         root: the build folder.
         libdpu: the host library, with libdpu's C interface.
-        libdpurt: the DPU runtime that DPU programs link with.
+        worker: the process that runs DPU programs: it loads one (a 32-bit image built by
+            ``dpu-upmem-dpurte-clang``) with the DPU runtime, and forks one copy per DPU.
+        libdpuc: the DPU's C library and the stubs that call the runtime, built as DPU
+            code; every DPU program links with it.
         bin_dir: holds ``dpu-upmem-dpurte-clang`` and ``dpu-pkg-config``.
         host_include: the folder holding the host ``dpu.h``.
         dpu_include: the folder holding the DPU-side headers (``defs.h``, ``mram.h`` ...).
@@ -60,8 +63,12 @@ class Emulator:
         return self.root / "lib" / "libdpu.so"
 
     @property
-    def libdpurt(self) -> Path:
-        return self.root / "lib" / "libdpurt.so"
+    def worker(self) -> Path:
+        return self.root / "lib" / "dpu-worker"
+
+    @property
+    def libdpuc(self) -> Path:
+        return self.root / "lib" / "libdpuc.a"
 
     @property
     def bin_dir(self) -> Path:
@@ -147,7 +154,7 @@ def python_executable() -> str:
 def _source_digest(compiler: str) -> str:
     digest = hashlib.sha256()
     for path in sorted(SOURCE_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".c", ".h", ".hpp", ".S", ".ld", ".in", ".py"}:
+        if path.is_file() and path.suffix in {".c", ".h", ".hpp", ".S", ".ld", ".in", ".py", ".def"}:
             digest.update(str(path.relative_to(SOURCE_DIR)).encode())
             digest.update(path.read_bytes())
     digest.update(compiler.encode())
@@ -155,7 +162,17 @@ def _source_digest(compiler: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str]) -> None:
+def _run(command: list[str], output: Path) -> None:
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise EmulatorBuildError(
+            f"building {output.name} failed:\n$ {' '.join(command)}\n{result.stdout}{result.stderr}"
+        )
+
+
+def _compile(
+    compiler: str, output: Path, sources: list[Path], flags: list[str], shared: bool = True
+) -> None:
     command = [
         compiler,
         "-O2",
@@ -163,19 +180,45 @@ def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str])
         "-std=gnu11",
         "-Wall",
         "-Wextra",
-        "-fPIC",
-        "-shared",
+        *(["-fPIC", "-shared"] if shared else []),
         f"-I{SOURCE_DIR / 'src'}",
         "-o",
         str(output),
         *map(str, sources),
         *flags,  # after the sources: the libraries they need (-lm) must follow them
     ]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise EmulatorBuildError(
-            f"building {output.name} failed:\n$ {' '.join(command)}\n{result.stdout}{result.stderr}"
-        )
+    _run(command, output)
+
+
+def _build_dpu_library(emulator: Emulator) -> None:
+    """Build :attr:`Emulator.libdpuc` with the emulator's own DPU compiler (no cost
+    counting: the emulator's code, as its runtime, is not the program's)."""
+    objects = emulator.root / "obj" / "dpuc"
+    objects.mkdir(parents=True)
+    src = SOURCE_DIR / "src"
+    sources = sorted(
+        [*(src / "dpulibc").glob("*.c"), *(src / "dpulibc").glob("*.S"), *(src / "dpulib").glob("*.c")]
+    )
+    built = []
+    for source in sources:
+        target = objects / f"{source.parent.name}_{source.stem}.o"
+        flags = ["-O2", "-g", "-std=gnu11", "-Wall", "-Wextra", "-fpyupmem-no-cost"]
+        _run([str(emulator.dpu_compiler), *flags, "-c", str(source), "-o", str(target)], target)
+        built.append(str(target))
+    _run(["ar", "rcs", str(emulator.libdpuc), *built], emulator.libdpuc)
+    shutil.rmtree(emulator.root / "obj")
+
+
+def compiler_include(compiler: str) -> str:
+    """The C compiler's own header folder (stddef.h, stdarg.h ...), which DPU programs use
+    with the DPU's C library headers."""
+    result = subprocess.run(
+        [*compiler.split(), "-print-file-name=include"], capture_output=True, text=True
+    )
+    folder = result.stdout.strip()
+    if result.returncode != 0 or not os.path.isdir(folder):
+        raise EmulatorBuildError(f"{compiler} -print-file-name=include gave no folder: {result.stderr}")
+    return folder
 
 
 def _cxx_compiler(compiler: str) -> str:
@@ -218,6 +261,7 @@ def _write_tool(
         .replace("@CC@", compiler)
         .replace("@PYTHON@", python_executable())
         .replace("@COST_FLAGS@", _cost_flags(emulator))
+        .replace("@COMPILER_INCLUDE@", compiler_include(compiler))
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text)
@@ -353,7 +397,7 @@ def build(force: bool = False) -> Emulator:
         (emulator.root / "bin").mkdir(parents=True)
         (emulator.root / "lib").mkdir()
         shutil.copytree(SOURCE_DIR / "include", emulator.root / "include")
-        shutil.copy(SOURCE_DIR / "toolchain" / "mram.ld", emulator.root / "mram.ld")
+        shutil.copy(SOURCE_DIR / "toolchain" / "dpu.ld", emulator.root / "dpu.ld")
         shutil.copy(
             SOURCE_DIR / "toolchain" / "dpu_cxx_prelude.h", emulator.root / "dpu_cxx_prelude.h"
         )
@@ -371,24 +415,27 @@ def build(force: bool = False) -> Emulator:
                 "-ldl",
             ],
         )
-        runtime = sorted((src / "runtime").glob("*.c"))
-        if platform.machine() in ("x86_64", "AMD64"):
-            runtime.append(src / "runtime" / "switch_x86_64.S")
+        if not counts_costs():
+            raise EmulatorBuildError(
+                f"the emulator runs DPU programs as x86-64 code in the DPU's 32-bit data model "
+                f"(x32); this machine is {platform.machine()}"
+            )
+        runtime = [*sorted((src / "runtime").glob("*.c")), src / "runtime" / "switch_x86_64.S"]
         # -idirafter: the DPU headers (defs.h, mram.h ...) without shadowing libc's stdio.h.
         _compile(
             compiler,
-            emulator.libdpurt,
+            emulator.worker,
             runtime,
             [
                 "-idirafter",
                 str(SOURCE_DIR / "include" / "dpu"),
                 # r15 holds the running tasklet's instruction count: the runtime (which
-                # runs on tasklet stacks, between program code) must never touch it.
-                *(["-ffixed-r15"] if counts_costs() else []),
-                "-Wl,-soname,libdpurt.so",
+                # runs between program code) must never touch it.
+                "-ffixed-r15",
                 "-ldl",
                 "-lpthread",
             ],
+            shared=False,
         )
         for tool in ("dpu-upmem-dpurte-clang", "dpu-pkg-config"):
             template = SOURCE_DIR / "toolchain" / f"{tool}.in"
@@ -397,6 +444,10 @@ def build(force: bool = False) -> Emulator:
         cost.mkdir(parents=True)
         shutil.copy(SOURCE_DIR / "toolchain" / "dpu_cost_as.py", cost / "dpu_cost_as.py")
         _write_tool(SOURCE_DIR / "toolchain" / "cost-as.in", cost / "as", emulator, compiler)
+        shutil.copy(
+            SOURCE_DIR / "toolchain" / "check_memory.py", emulator.root / "libexec" / "check_memory.py"
+        )
+        _build_dpu_library(emulator)
         _make_sdk_layout(emulator, compiler)
         done.write_text(json.dumps(_contents(emulator.root), indent=1, sort_keys=True))
     return emulator

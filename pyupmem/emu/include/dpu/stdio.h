@@ -1,23 +1,26 @@
-/* stdio.h for DPU programs: printf, puts and putchar write to the DPU's log,
- * which the host reads with dpu_log_read. The rest of the C library's stdio.h
- * stays available. */
+/* stdio.h of the DPU's C library: printf, puts and putchar write to the DPU's log, which
+ * the host reads with dpu_log_read (64 KiB per launch in the emulator). There are no files.
+ * It brings the DPU attributes, as the SDK's does. */
 #ifndef _DPUSYSCORE_STDIO_H_
 #define _DPUSYSCORE_STDIO_H_
 
-#include_next <stdio.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <attributes.h>
 
-int dpu_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
-int dpu_puts(const char *text);
-int dpu_putchar(int c);
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-#undef printf
-#undef puts
-#undef putchar
-#define printf dpu_printf
-#define puts dpu_puts
-#define putchar dpu_putchar
+int printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+int vprintf(const char *format, va_list arguments) __attribute__((format(printf, 1, 0)));
+int puts(const char *text);
+int putchar(int c);
 
-/* The emulator's log buffer has a fixed size (64 KiB per launch). */
 #define STDOUT_BUFFER_INIT(size) _Static_assert((size) > 0, "STDOUT_BUFFER_INIT needs a positive size")
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,13 +9,9 @@
 
 #include "host.h"
 
-#if defined(__x86_64__)
+/* A DPU program built for the emulator: x86-64 code in the DPU's 32-bit data model
+ * (an x32 image, ELFCLASS32), linked by toolchain/dpu.ld. */
 #define HOST_MACHINE EM_X86_64
-#elif defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#else
-#define HOST_MACHINE EM_NONE
-#endif
 
 #define NR_TASKLETS_SYMBOL "__pyupmem_nr_tasklets"
 
@@ -66,36 +62,37 @@ const struct emu_symbol *emu_find_symbol(const struct dpu_program_t *program, co
     return bsearch(&key, program->symbols, program->nr_symbols, sizeof(key), by_name);
 }
 
-static dpu_error_t read_wram_segment(const uint8_t *image, size_t size, const Elf64_Ehdr *header,
+static dpu_error_t read_wram_segment(const uint8_t *image, size_t size, const Elf32_Ehdr *header,
                                      struct dpu_program_t *program)
 {
-    if (!inside(size, header->e_phoff, (uint64_t)header->e_phnum * sizeof(Elf64_Phdr)))
+    if (!inside(size, header->e_phoff, (uint64_t)header->e_phnum * sizeof(Elf32_Phdr)))
         return DPU_ERR_ELF_INVALID_FILE;
-    const Elf64_Phdr *phdrs = (const Elf64_Phdr *)(image + header->e_phoff);
+    const Elf32_Phdr *phdrs = (const Elf32_Phdr *)(image + header->e_phoff);
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     for (int i = 0; i < header->e_phnum; i++) {
-        const Elf64_Phdr *phdr = &phdrs[i];
+        const Elf32_Phdr *phdr = &phdrs[i];
         if (phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_W))
             continue;
         if (phdr->p_vaddr >= EMU_MRAM_BASE && phdr->p_vaddr < (uint64_t)EMU_MRAM_BASE + EMU_MRAM_SIZE)
             continue;
         if (phdr->p_vaddr < EMU_MRAM_BASE && phdr->p_vaddr + phdr->p_memsz > EMU_MRAM_BASE)
             continue;
+        /* The last writable segment is WRAM (toolchain/dpu.ld puts the emulator's own
+         * words in the one before). */
         program->wram_vaddr = phdr->p_vaddr & ~(page - 1);
         program->wram_stride =
             ((phdr->p_vaddr + phdr->p_memsz + page - 1) & ~(page - 1)) - program->wram_vaddr;
-        return DPU_OK;
     }
-    return DPU_ERR_ELF_INVALID_FILE;
+    return program->wram_stride > 0 ? DPU_OK : DPU_ERR_ELF_INVALID_FILE;
 }
 
 dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_program_t *program)
 {
-    const Elf64_Ehdr *header = (const Elf64_Ehdr *)image;
+    const Elf32_Ehdr *header = (const Elf32_Ehdr *)image;
     if (size < sizeof(*header) || memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
-        header->e_ident[EI_CLASS] != ELFCLASS64 || header->e_machine != HOST_MACHINE ||
-        header->e_type != ET_EXEC || header->e_shentsize != sizeof(Elf64_Shdr) ||
-        !inside(size, header->e_shoff, (uint64_t)header->e_shnum * sizeof(Elf64_Shdr)) ||
+        header->e_ident[EI_CLASS] != ELFCLASS32 || header->e_machine != HOST_MACHINE ||
+        header->e_type != ET_EXEC || header->e_shentsize != sizeof(Elf32_Shdr) ||
+        !inside(size, header->e_shoff, (uint64_t)header->e_shnum * sizeof(Elf32_Shdr)) ||
         header->e_shstrndx >= header->e_shnum) {
         explain_dpu_binary(image, size);
         return DPU_ERR_ELF_INVALID_FILE;
@@ -104,11 +101,11 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
     if (status != DPU_OK)
         return status;
 
-    const Elf64_Shdr *sections = (const Elf64_Shdr *)(image + header->e_shoff);
-    const Elf64_Shdr *names = &sections[header->e_shstrndx];
-    const Elf64_Shdr *symtab = NULL;
+    const Elf32_Shdr *sections = (const Elf32_Shdr *)(image + header->e_shoff);
+    const Elf32_Shdr *names = &sections[header->e_shstrndx];
+    const Elf32_Shdr *symtab = NULL;
     for (int i = 0; i < header->e_shnum; i++) {
-        const Elf64_Shdr *section = &sections[i];
+        const Elf32_Shdr *section = &sections[i];
         if (section->sh_type == SHT_SYMTAB || (section->sh_type == SHT_DYNSYM && symtab == NULL))
             symtab = section;
         if (names->sh_offset + section->sh_name >= size)
@@ -126,22 +123,22 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
     if (symtab == NULL || symtab->sh_link >= header->e_shnum ||
         !inside(size, symtab->sh_offset, symtab->sh_size))
         return DPU_ERR_ELF_INVALID_FILE;
-    const Elf64_Shdr *strtab = &sections[symtab->sh_link];
-    const Elf64_Sym *symbols = (const Elf64_Sym *)(image + symtab->sh_offset);
-    size_t count = symtab->sh_size / sizeof(Elf64_Sym);
+    const Elf32_Shdr *strtab = &sections[symtab->sh_link];
+    const Elf32_Sym *symbols = (const Elf32_Sym *)(image + symtab->sh_offset);
+    size_t count = symtab->sh_size / sizeof(Elf32_Sym);
     program->symbols = calloc(count + 1, sizeof(struct emu_symbol));
     bool found_tasklets = false;
     uint64_t wram_end = program->wram_vaddr + program->wram_stride;
     uint64_t mram_end = (uint64_t)EMU_MRAM_BASE + EMU_MRAM_SIZE;
     for (size_t i = 0; i < count; i++) {
-        const Elf64_Sym *symbol = &symbols[i];
+        const Elf32_Sym *symbol = &symbols[i];
         if (symbol->st_name == 0 || symbol->st_shndx == SHN_UNDEF ||
             strtab->sh_offset + symbol->st_name >= size)
             continue;
         const char *name = (const char *)image + strtab->sh_offset + symbol->st_name;
-        int type = ELF64_ST_TYPE(symbol->st_info);
+        int type = ELF32_ST_TYPE(symbol->st_info);
         if (strcmp(name, NR_TASKLETS_SYMBOL) == 0 && symbol->st_shndx < header->e_shnum) {
-            const Elf64_Shdr *section = &sections[symbol->st_shndx];
+            const Elf32_Shdr *section = &sections[symbol->st_shndx];
             uint64_t offset = section->sh_offset + (symbol->st_value - section->sh_addr);
             if (!inside(size, offset, 4))
                 return DPU_ERR_ELF_INVALID_FILE;
@@ -166,7 +163,7 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
         entry->name = strdup(name);
         entry->address = address;
         entry->size = sym_size;
-        entry->local = ELF64_ST_BIND(symbol->st_info) == STB_LOCAL;
+        entry->local = ELF32_ST_BIND(symbol->st_info) == STB_LOCAL;
     }
     qsort(program->symbols, program->nr_symbols, sizeof(struct emu_symbol), by_name_then_binding);
     uint32_t kept = 0;

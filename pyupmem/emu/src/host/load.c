@@ -1,8 +1,11 @@
-/* load.c: loading a DPU program starts one zygote process for the set, which forks
- * one worker per DPU (see runtime/worker.c). Loading again replaces the workers, so
- * a faulted set becomes usable again. */
+/* load.c: loading a DPU program starts one zygote process for the set (the emulator's
+ * dpu-worker, which loads the program itself), which forks one worker per DPU (see
+ * runtime/worker.c). Loading again replaces the workers, so a faulted set becomes usable
+ * again. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -33,10 +36,30 @@ void emu_release_program(struct dpu_program_t *program)
     free(program);
 }
 
+/* The worker executable, beside this library (lib/dpu-worker). */
+static const char *worker_path(void)
+{
+    static char path[PATH_MAX];
+    if (path[0] == '\0') {
+        Dl_info self;
+        char library[PATH_MAX];
+        /* The library's real path: SDK layouts link to it (upmem/lib/libdpu.so). */
+        if (dladdr((void *)worker_path, &self) == 0 || self.dli_fname == NULL ||
+            realpath(self.dli_fname, library) == NULL)
+            return NULL;
+        const char *slash = strrchr(library, '/');
+        snprintf(path, sizeof(path), "%.*s/dpu-worker", (int)(slash - library), library);
+    }
+    return path;
+}
+
 static dpu_error_t spawn_zygote(struct dpu_program_t *program, const char *path, int program_fd)
 {
     struct emu_allocation *allocation = program->allocation;
-    char control[16], mram[16], wram[16], first[16], count[16], tasklets[16], exec_path[64];
+    char control[16], mram[16], wram[16], first[16], count[16], tasklets[16], program_arg[16];
+    const char *worker = worker_path();
+    if (worker == NULL)
+        return DPU_ERR_SYSTEM;
     snprintf(control, sizeof(control), "%d", CONTROL_FD);
     snprintf(mram, sizeof(mram), "%d", MRAM_FD);
     snprintf(wram, sizeof(wram), "%d", WRAM_FD);
@@ -48,13 +71,12 @@ static dpu_error_t spawn_zygote(struct dpu_program_t *program, const char *path,
     posix_spawn_file_actions_adddup2(&actions, allocation->control_fd, CONTROL_FD);
     posix_spawn_file_actions_adddup2(&actions, allocation->mram_fd, MRAM_FD);
     posix_spawn_file_actions_adddup2(&actions, program->wram_fd, WRAM_FD);
-    if (program_fd >= 0) {
-        posix_spawn_file_actions_adddup2(&actions, program_fd, PROGRAM_FD);
-        snprintf(exec_path, sizeof(exec_path), "/proc/self/fd/%d", PROGRAM_FD);
-        path = exec_path;
-    }
-    char *argv[] = {(char *)path, EMU_ZYGOTE_FLAG, control, mram, wram, first, count, tasklets, NULL};
-    int error = posix_spawn(&program->zygote, path, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_adddup2(&actions, program_fd, PROGRAM_FD);
+    snprintf(program_arg, sizeof(program_arg), "%d", PROGRAM_FD);
+    /* argv[0] names the program, for ps. */
+    char *argv[] = {(char *)(path ? path : "dpu-program"), EMU_ZYGOTE_FLAG, control, mram, wram,
+                    first, count, tasklets, program_arg, NULL};
+    int error = posix_spawn(&program->zygote, worker, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     if (error != 0) {
         program->zygote = 0;
@@ -116,8 +138,9 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
     }
 
     int program_fd = -1;
-    if (status == DPU_OK && path == NULL) {
-        /* From memory: run the image from an anonymous file. */
+    if (status == DPU_OK) {
+        /* The worker reads the image from an anonymous file (a load from memory has no
+         * other, and the file may change on disk meanwhile). */
         program_fd = emu_memfd("pyupmem-program", 0);
         if (program_fd < 0 || write(program_fd, image, size) != (ssize_t)size)
             status = DPU_ERR_SYSTEM;
@@ -180,9 +203,7 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
     dpu_error_t status = read_file(binary_path, &image, &size);
     if (status != DPU_OK)
         return status;
-    /* Run the file itself when it is executable (clearer names in `ps`), else a copy. */
-    const char *path = access(binary_path, X_OK) == 0 ? binary_path : NULL;
-    status = load_image(dpu_set, image, size, path, program);
+    status = load_image(dpu_set, image, size, binary_path, program);
     free(image);
     return status;
 }

@@ -3,7 +3,6 @@
  * process never sees the crash. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -140,16 +139,12 @@ void __dpurt_warn_once(const char *rule, const char *file, int line, const char 
 /* The first address of the DPU program's own code on the faulting stack: `pc` itself, or
  * the return address of the program's call that led into libc or this runtime (abort(),
  * a bad pointer given to memcpy ...), minus one so that it names the call's line. */
-static uintptr_t program_pc(uintptr_t pc)
+static uintptr_t program_pc(uintptr_t pc, uintptr_t sp)
 {
     if (__dpurt_in_program_text(pc))
         return pc;
-    void *frames[48];
-    int depth = backtrace(frames, 48);
-    for (int i = 0; i < depth; i++)
-        if (__dpurt_in_program_text((uintptr_t)frames[i]))
-            return (uintptr_t)frames[i] - 1;
-    return 0;
+    uintptr_t caller = __dpurt_program_return_address(sp);
+    return caller != 0 ? caller - 1 : 0;
 }
 
 /* " in FUNCTION() at FILE:LINE" for a program address, from the program's DWARF line table
@@ -161,15 +156,10 @@ static void describe_program_pc(uintptr_t pc, char *out, size_t size)
     int pipe_fds[2];
     if (pc == 0 || pipe(pipe_fds) != 0)
         return;
-    char address[32], program[PATH_MAX];
+    char address[32], program[64];
     snprintf(address, sizeof(address), "0x%lx", (unsigned long)pc);
-    ssize_t length = readlink("/proc/self/exe", program, sizeof(program) - 1);
-    if (length <= 0) {
-        close(pipe_fds[0]);
-        close(pipe_fds[1]);
-        return;
-    }
-    program[length] = '\0'; /* the worker's executable: the DPU program itself */
+    /* The DPU program's file, which the worker keeps open. */
+    snprintf(program, sizeof(program), "/proc/%d/fd/%d", (int)getpid(), __dpurt_program_fd);
     pid_t child = fork();
     if (child == 0) {
         dup2(pipe_fds[1], STDOUT_FILENO);
@@ -205,17 +195,11 @@ static void describe_program_pc(uintptr_t pc, char *out, size_t size)
 
 static void on_signal(int signo, siginfo_t *info, void *context)
 {
-    uintptr_t pc = 0;
-#if defined(__x86_64__)
-    pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.pc;
-#else
-    (void)context;
-#endif
+    uintptr_t pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP];
     char where[256] = "";
     Dl_info symbol;
-    describe_program_pc(program_pc(pc), where, sizeof(where));
+    describe_program_pc(program_pc(pc, sp), where, sizeof(where));
     if (where[0] != '\0')
         ; /* the program's own file and line */
     else if (pc != 0 && dladdr((void *)pc, &symbol) && symbol.dli_sname != NULL)
@@ -234,9 +218,14 @@ static void on_signal(int signo, siginfo_t *info, void *context)
     }
     char message[512];
     unsigned overflowed;
-    if (signo == SIGSEGV && __dpurt_in_stack_guard(info->si_addr, &overflowed))
-        snprintf(message, sizeof(message), "stack overflow%s (tasklet %u; the emulator gives each "
-                 "tasklet 256 KiB of stack)", where, overflowed);
+    uint32_t stack_size;
+    if (signo == SIGSEGV && __dpurt_in_stack_guard(info->si_addr, &overflowed, &stack_size))
+        snprintf(message, sizeof(message),
+                 "stack overflow%s: tasklet %u used more than its %u-byte stack (on hardware it "
+                 "would overwrite other data); give it more with -DSTACK_SIZE_TASKLET_%u=<bytes> "
+                 "or -DSTACK_SIZE_DEFAULT=<bytes>, or use less: large local arrays belong in "
+                 "global WRAM or MRAM",
+                 where, overflowed, stack_size, overflowed);
     else if (signo == SIGSEGV || signo == SIGBUS)
         snprintf(message, sizeof(message), "%s at address %p%s (tasklet %u)", what, info->si_addr,
                  where, __dpurt.current);
@@ -264,6 +253,14 @@ void __dpurt_install_fault_handlers(void)
  * per DPU, then abort. Defined here, it wins over libc's for the program (the runtime comes
  * first in the link), and the message goes to the fault only, with the file, line and
  * function that assert() names. */
+/* abort() of a DPU program (stdlib.h): the DPU faults, at the program's call. */
+void __dpurt_abort(void)
+{
+    char where[256] = "";
+    describe_program_pc(program_pc(0, 0), where, sizeof(where));
+    __dpurt_fault(NULL, 0, "abort() called (SIGABRT)%s", where);
+}
+
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
                    const char *function)
 {

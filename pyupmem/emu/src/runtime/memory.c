@@ -153,7 +153,7 @@ void __dpurt_heap_init(void)
         heap = mmap(NULL, EMU_WRAM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (heap == MAP_FAILED)
         __dpurt_fault(NULL, 0, "cannot allocate the WRAM heap");
-    uint32_t taken = __dpurt.wram_used + __dpurt.nr_tasklets * EMU_STACK_SIZE_DEFAULT;
+    uint32_t taken = __dpurt.wram_used + __dpurt.stacks_size;
     uint32_t wram = __dpurt.wram_size ? __dpurt.wram_size : EMU_WRAM_SIZE;
     heap_size = taken < wram ? (wram - taken) & ~7u : 0;
     heap_used = 0;
@@ -164,10 +164,10 @@ void *__dpurt_mem_alloc(size_t size, const char *file, int line)
     size_t rounded = (size + 7) & ~(size_t)7;
     if (rounded < size || rounded > heap_size - heap_used)
         __dpurt_fault(file, line,
-                      "mem_alloc(%zu): WRAM exhausted, %u bytes left (64 KiB minus %u of variables "
-                      "and %u x %u of stacks)",
-                      size, heap_size - heap_used, __dpurt.wram_used, __dpurt.nr_tasklets,
-                      EMU_STACK_SIZE_DEFAULT);
+                      "mem_alloc(%zu): WRAM exhausted, %u bytes left (%u of WRAM minus %u of "
+                      "variables and %u of the %u tasklets' stacks)",
+                      size, heap_size - heap_used, __dpurt.wram_size ? __dpurt.wram_size : EMU_WRAM_SIZE,
+                      __dpurt.wram_used, __dpurt.stacks_size, __dpurt.nr_tasklets);
     void *result = heap + heap_used;
     heap_used += (uint32_t)rounded;
     return result;
@@ -176,64 +176,4 @@ void *__dpurt_mem_alloc(size_t size, const char *file, int line)
 void mem_reset(void)
 {
     heap_used = 0;
-}
-
-/* buddy_* and fsb_* take their memory from the host's heap: the emulator does not
- * model their fragmentation, only their interface. */
-void buddy_init(size_t size_of_heap)
-{
-    (void)size_of_heap;
-}
-
-void *buddy_alloc(size_t size)
-{
-    return malloc(size);
-}
-
-void buddy_free(void *pointer)
-{
-    free(pointer);
-}
-
-void *buddy_realloc(void *pointer, size_t size)
-{
-    return realloc(pointer, size);
-}
-
-void buddy_reset(void)
-{
-}
-
-struct __dpurt_fsb {
-    unsigned block_size;
-    void *free_list;
-};
-
-fsb_allocator_t fsb_alloc(unsigned int block_size, unsigned int nb_of_blocks)
-{
-    unsigned size = block_size < sizeof(void *) ? (unsigned)sizeof(void *) : (block_size + 7) & ~7u;
-    struct __dpurt_fsb *allocator = mem_alloc(sizeof(*allocator));
-    char *blocks = mem_alloc((size_t)size * nb_of_blocks);
-    allocator->block_size = size;
-    allocator->free_list = NULL;
-    for (unsigned i = nb_of_blocks; i-- > 0;) {
-        void **block = (void **)(blocks + (size_t)i * size);
-        *block = allocator->free_list;
-        allocator->free_list = block;
-    }
-    return allocator;
-}
-
-void *fsb_get(fsb_allocator_t allocator)
-{
-    void **block = allocator->free_list;
-    if (block != NULL)
-        allocator->free_list = *block;
-    return block;
-}
-
-void fsb_free(fsb_allocator_t allocator, void *pointer)
-{
-    *(void **)pointer = allocator->free_list;
-    allocator->free_list = pointer;
 }

@@ -14,7 +14,8 @@
 struct dpurt_state {
     struct emu_slot *slot;       /* this DPU's control slot */
     uint32_t nr_tasklets;
-    uint32_t wram_used;          /* bytes of WRAM taken by the program's variables */
+    uint32_t wram_used;          /* bytes of WRAM taken by the program's data and variables */
+    uint32_t stacks_size;        /* bytes of WRAM taken by the tasklets' stacks */
     uint32_t wram_size;          /* the chip's WRAM, in bytes */
     unsigned current;            /* running tasklet */
     bool strict;                 /* a broken DMA rule faults instead of warning */
@@ -31,6 +32,24 @@ struct dpurt_state {
 };
 
 extern struct dpurt_state __dpurt;
+
+/* loader.c: the loaded DPU program (an x32 image: every address fits in 32 bits). */
+struct dpu_image {
+    uint32_t entry;                     /* the program's main (dpu_main) */
+    uint32_t import_table;              /* the table the loader fills (imports.def) */
+    uint32_t runtime_stack;             /* a uint64_t: the running tasklet's runtime stack */
+    uint32_t instructions;              /* a uint64_t: the published instruction count */
+    uint32_t text_start, text_end;      /* the program's own code (preemptible) */
+    uint32_t wram_start, wram_end;      /* its WRAM: read-only data and variables */
+    uint32_t stack_sizes;               /* unsigned[24]: each tasklet's stack, in bytes */
+    uint32_t cost_counted;              /* non-zero: the program counts its instructions */
+};
+extern struct dpu_image __dpurt_image;
+/* Maps the program in `fd` at its addresses and links it to the runtime; -1 and `error`
+ * when it cannot. */
+int __dpurt_load_image(int fd, char *error, size_t size);
+/* The descriptor of the program's file, for the fault report's addr2line. */
+extern int __dpurt_program_fd;
 
 /* tasklets.c: the scheduler and the time model */
 void __dpurt_tasklets_init(void);
@@ -68,13 +87,25 @@ void __dpurt_wake(const void *object);
 void __dpurt_release_together(const void *object);
 /* Whether `pc` lies in the DPU program's own code (not libc's or this runtime's). */
 bool __dpurt_in_program_text(uintptr_t pc);
-/* Whether `address` lies in a tasklet's stack guard page (a stack overflow), and whose. */
-bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet);
+/* Whether `address` lies in the guard page below a tasklet's DPU stack (a stack overflow),
+ * and whose, and the stack's size. */
+bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet, uint32_t *stack_size);
+/* The return address of the program's call that led into the runtime or the C library,
+ * from the stack pointer `sp` of the code that runs; 0 when it cannot tell. */
+uintptr_t __dpurt_program_return_address(uintptr_t sp);
 
 /* sync.c */
 void __dpurt_sync_reset(void);
 
+/* stdio.c: the program's printf (its va_list is the 32-bit program's), puts, putchar */
+struct x32_va_list;
+int __dpurt_vprintf(const char *format, struct x32_va_list *arguments);
+int dpu_puts(const char *text);
+int dpu_putchar(int c);
+
 /* fault.c */
+/* abort() of the program: a fault at its call. */
+void __dpurt_abort(void) __attribute__((noreturn));
 void __dpurt_fault(const char *file, int line, const char *format, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 void __dpurt_install_fault_handlers(void);

@@ -1,6 +1,8 @@
 /* stdio.c: printf and friends write to the DPU's log in the control slot. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -17,25 +19,192 @@ void __dpurt_log_append(const char *text, size_t length)
     slot->log_len += (uint32_t)length;
 }
 
-int dpu_printf(const char *format, ...)
+/* The x32 va_list of the program's printf (the x86-64 layout with 32-bit pointers): the
+ * arguments in the register save area (6 general registers of 8 bytes, then 8 vector
+ * registers of 16), then on the stack, 8 bytes each. */
+struct x32_va_list {
+    uint32_t gp_offset;
+    uint32_t fp_offset;
+    uint32_t overflow_arg_area;
+    uint32_t reg_save_area;
+};
+
+static uint64_t next_integer(struct x32_va_list *arguments)
 {
-    char small[512];
-    va_list args;
-    va_start(args, format);
-    int length = vsnprintf(small, sizeof(small), format, args);
-    va_end(args);
-    if (length < 0)
-        return length;
-    if ((size_t)length < sizeof(small)) {
-        __dpurt_log_append(small, (size_t)length);
-        return length;
+    uint64_t value;
+    if (arguments->gp_offset < 48) {
+        memcpy(&value, (const char *)(uintptr_t)(arguments->reg_save_area + arguments->gp_offset), 8);
+        arguments->gp_offset += 8;
+    } else {
+        memcpy(&value, (const char *)(uintptr_t)arguments->overflow_arg_area, 8);
+        arguments->overflow_arg_area += 8;
     }
-    char big[EMU_LOG_SIZE];
-    va_start(args, format);
-    vsnprintf(big, sizeof(big), format, args);
-    va_end(args);
-    __dpurt_log_append(big, strnlen(big, sizeof(big)));
-    return length;
+    return value;
+}
+
+static double next_double(struct x32_va_list *arguments)
+{
+    double value;
+    if (arguments->fp_offset < 176) {
+        memcpy(&value, (const char *)(uintptr_t)(arguments->reg_save_area + arguments->fp_offset), 8);
+        arguments->fp_offset += 16;
+    } else {
+        memcpy(&value, (const char *)(uintptr_t)arguments->overflow_arg_area, 8);
+        arguments->overflow_arg_area += 8;
+    }
+    return value;
+}
+
+/* Text for the log, gathered before it is appended. */
+struct output {
+    char text[1024];
+    size_t used;
+    int total;
+};
+
+static void emit(struct output *out, const char *text, size_t length)
+{
+    out->total += (int)length;
+    while (length > 0) {
+        if (out->used == sizeof(out->text)) {
+            __dpurt_log_append(out->text, out->used);
+            out->used = 0;
+        }
+        size_t room = sizeof(out->text) - out->used, part = length < room ? length : room;
+        memcpy(out->text + out->used, text, part);
+        out->used += part;
+        text += part;
+        length -= part;
+    }
+}
+
+/* printf of the DPU's C library, with the DPU's types: `long`, `size_t` and pointers are
+ * 32 bits. Each conversion is formatted by the host's snprintf with the same flags, width
+ * and precision, from the argument read at the DPU's width. */
+int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
+{
+    struct output out = {.used = 0, .total = 0};
+    while (*format != '\0') {
+        const char *percent = strchr(format, '%');
+        if (percent == NULL) {
+            emit(&out, format, strlen(format));
+            break;
+        }
+        emit(&out, format, (size_t)(percent - format));
+        const char *at = percent + 1;
+        char spec[64] = "%";
+        size_t used = 1;
+        int stars[2], nr_stars = 0;
+        while (*at != '\0' && strchr("-+ #0'", *at) != NULL && used < 16)
+            spec[used++] = *at++;
+        for (int part = 0; part < 2; part++) {
+            if (part == 1) {
+                if (*at != '.')
+                    break;
+                spec[used++] = *at++;
+            }
+            if (*at == '*') {
+                stars[nr_stars++] = (int)(int32_t)next_integer(arguments);
+                spec[used++] = *at++;
+            } else {
+                while (*at >= '0' && *at <= '9' && used < 40)
+                    spec[used++] = *at++;
+            }
+        }
+        int longs = 0; /* l: 1, ll/j/q: 2 (the DPU's long is 32 bits, long long 64) */
+        char small = 0; /* h or hh */
+        for (;; at++) {
+            if (*at == 'l')
+                longs++;
+            else if (*at == 'j' || *at == 'q' || *at == 'L')
+                longs = 2;
+            else if (*at == 'h')
+                small = small ? 'H' : 'h';
+            else if (*at != 'z' && *at != 't')
+                break;
+        }
+        char conversion = *at;
+        if (conversion == '\0') {
+            emit(&out, percent, strlen(percent));
+            break;
+        }
+        format = at + 1;
+        char piece[512];
+        int length = -1;
+        if (conversion == '%') {
+            emit(&out, "%", 1);
+            continue;
+        }
+        if (conversion == 'n') {
+            uint32_t where = (uint32_t)next_integer(arguments);
+            if (where != 0)
+                memcpy((void *)(uintptr_t)where, &out.total, sizeof(int));
+            continue;
+        }
+        if (strchr("diouxXc", conversion) != NULL) {
+            uint64_t raw = next_integer(arguments);
+            long long value;
+            bool is_signed = conversion == 'd' || conversion == 'i';
+            if (longs == 2)
+                value = (long long)raw;
+            else if (small == 'H')
+                value = is_signed ? (long long)(int8_t)raw : (long long)(uint8_t)raw;
+            else if (small == 'h')
+                value = is_signed ? (long long)(int16_t)raw : (long long)(uint16_t)raw;
+            else
+                value = is_signed ? (long long)(int32_t)raw : (long long)(uint32_t)raw;
+            if (conversion == 'c') {
+                spec[used++] = 'c';
+            } else {
+                spec[used++] = 'l';
+                spec[used++] = 'l';
+                spec[used++] = conversion;
+            }
+            spec[used] = '\0';
+            if (conversion == 'c')
+                length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], (int)value)
+                         : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], (int)value)
+                                         : snprintf(piece, sizeof(piece), spec, (int)value);
+            else
+                length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], value)
+                         : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], value)
+                                         : snprintf(piece, sizeof(piece), spec, value);
+        } else if (strchr("eEfFgGaA", conversion) != NULL) {
+            double value = next_double(arguments);
+            spec[used++] = conversion;
+            spec[used] = '\0';
+            length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], value)
+                     : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], value)
+                                     : snprintf(piece, sizeof(piece), spec, value);
+        } else if (conversion == 's' || conversion == 'p') {
+            uint32_t address = (uint32_t)next_integer(arguments);
+            spec[used++] = conversion;
+            spec[used] = '\0';
+            if (conversion == 's') {
+                const char *text = address != 0 ? (const char *)(uintptr_t)address : "(null)";
+                /* A string longer than a piece goes out whole, unformatted. */
+                if (nr_stars == 0 && used == 2) {
+                    emit(&out, text, strlen(text));
+                    continue;
+                }
+                length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], text)
+                         : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], text)
+                                         : snprintf(piece, sizeof(piece), spec, text);
+            } else {
+                void *pointer = (void *)(uintptr_t)address;
+                length = nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], pointer)
+                                       : snprintf(piece, sizeof(piece), spec, pointer);
+            }
+        } else {
+            emit(&out, percent, (size_t)(format - percent)); /* not a conversion: as written */
+            continue;
+        }
+        if (length > 0)
+            emit(&out, piece, (size_t)length < sizeof(piece) ? (size_t)length : sizeof(piece) - 1);
+    }
+    if (out.used > 0)
+        __dpurt_log_append(out.text, out.used);
+    return out.total;
 }
 
 int dpu_puts(const char *text)

@@ -38,4 +38,68 @@ __dpurt_trampoline:
     ud2
     .size __dpurt_trampoline, .-__dpurt_trampoline
 
+/* void __dpurt_call_dpu(uint64_t entry, uint64_t stack_top, uint64_t *runtime_top,
+ *                       uint64_t *published_top)
+ * Runs the program's main on its DPU stack. The runtime's frames for this tasklet go on
+ * below this frame: its 16-aligned stack pointer is stored in both words first. */
+    .globl __dpurt_call_dpu
+    .type __dpurt_call_dpu, @function
+__dpurt_call_dpu:
+    pushq %rbp
+    movq %rsp, %rbp
+    andq $-16, %rsp
+    movq %rsp, (%rdx)
+    movq %rsp, (%rcx)
+    movq %rsi, %rsp
+    callq *%rdi
+    movq %rbp, %rsp
+    popq %rbp
+    ret
+    .size __dpurt_call_dpu, .-__dpurt_call_dpu
+
+/* void __dpurt_resume_context(const greg_t *registers, const void *fpu)
+ * Every register as <sys/ucontext.h> orders them (REG_R8 = 0 ... REG_RIP = 16, REG_EFL =
+ * 17), SSE from an fxsave image. rsp, rip, the flags and rdi go through words of this
+ * file, which need no register to address, so that all registers are the tasklet's when
+ * it jumps back. */
+    .globl __dpurt_resume_context
+    .type __dpurt_resume_context, @function
+__dpurt_resume_context:
+    fxrstor (%rsi)
+    movq 15*8(%rdi), %rax
+    movq %rax, resume_rsp(%rip)
+    movq 16*8(%rdi), %rax
+    movq %rax, resume_rip(%rip)
+    movq 17*8(%rdi), %rax
+    movq %rax, resume_flags(%rip)
+    movq 8*8(%rdi), %rax
+    movq %rax, resume_rdi(%rip)
+    movq 0*8(%rdi), %r8
+    movq 1*8(%rdi), %r9
+    movq 2*8(%rdi), %r10
+    movq 3*8(%rdi), %r11
+    movq 4*8(%rdi), %r12
+    movq 5*8(%rdi), %r13
+    movq 6*8(%rdi), %r14
+    movq 7*8(%rdi), %r15
+    movq 9*8(%rdi), %rsi
+    movq 10*8(%rdi), %rbp
+    movq 11*8(%rdi), %rbx
+    movq 12*8(%rdi), %rdx
+    movq 13*8(%rdi), %rax
+    movq 14*8(%rdi), %rcx
+    movq resume_rdi(%rip), %rdi
+    leaq resume_flags(%rip), %rsp
+    popfq
+    movq resume_rsp(%rip), %rsp
+    jmp *resume_rip(%rip)
+    .size __dpurt_resume_context, .-__dpurt_resume_context
+
+    .bss
+    .balign 8
+resume_rsp: .quad 0
+resume_rip: .quad 0
+resume_flags: .quad 0
+resume_rdi: .quad 0
+
     .section .note.GNU-stack,"",@progbits

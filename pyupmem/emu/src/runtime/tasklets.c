@@ -21,7 +21,6 @@
  * A tasklet that runs long without a switch point (a spin-wait on a WRAM flag) is
  * preempted by a CPU-time timer, so the tasklet it waits for gets to run. */
 #define _GNU_SOURCE
-#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -34,12 +33,16 @@
 
 #include "runtime.h"
 
-#if !defined(__x86_64__)
 #include <ucontext.h>
-#endif
 
-/* Host code needs far more stack than a DPU's 1 KiB (printf alone takes several). */
-#define TASKLET_STACK_SIZE (256u << 10)
+/* Each tasklet has two stacks. Its DPU stack is the one its program sees: the size the
+ * program asks for (STACK_SIZE_DEFAULT, STACK_SIZE_TASKLET_<n>), painted at each launch so
+ * that check_stack() tells what was never used, with a guard page right below, so that an
+ * overflow faults. Its runtime stack holds the emulator's own frames: the stubs switch to
+ * it on every call into the runtime (dpulibc/imports.S), and the coroutine switch keeps
+ * its registers there. Host code needs far more stack than a DPU's 1 KiB. */
+#define RUNTIME_STACK_SIZE (256u << 10)
+#define STACK_PAINT 0x5a5a5a5a5a5a5a5aull
 /* CPU time a tasklet may run without a switch point before it is preempted. */
 #define PREEMPT_SLICE_US 1000
 /* A tasklet issues at most one instruction every 11 cycles (the pipeline's depth). */
@@ -51,10 +54,12 @@ enum tasklet_state { RUNNABLE, WAITING, SPINNING, FINISHED };
 
 struct tasklet {
     void *sp;
-#if !defined(__x86_64__)
-    ucontext_t context;
-#endif
-    char *stack; /* lowest usable byte; a guard page lies below */
+    char *runtime_stack;      /* lowest usable byte; a guard page lies below */
+    uint64_t runtime_top;     /* where the stubs start the runtime's frames */
+    char *dpu_stack;          /* lowest byte of its DPU stack; a guard page lies below */
+    uint32_t dpu_stack_size;  /* bytes */
+    greg_t preempted_registers[NGREG]; /* where a preemption interrupted it */
+    uint8_t preempted_fpu[512] __attribute__((aligned(16))); /* its SSE state then (fxsave) */
     uint64_t counted_at;      /* __dpurt_instructions when its clock was last brought up to date */
     const void *waits_for;    /* the object a waiting tasklet is blocked on */
     const char *waits_in;     /* the primitive it is blocked in */
@@ -73,35 +78,45 @@ static uint64_t clocks[EMU_MAX_TASKLETS];
 static uint64_t idle_from[EMU_MAX_TASKLETS], idle_until[EMU_MAX_TASKLETS];
 static bool tracing;
 static void *scheduler_sp;
-#if !defined(__x86_64__)
-static ucontext_t scheduler_context;
-#endif
 static volatile sig_atomic_t in_tasklet;   /* a tasklet runs (not the scheduler) */
 static volatile sig_atomic_t preempted;    /* the running tasklet was preempted */
 static uintptr_t program_text_start, program_text_end;
+static uint64_t *runtime_stack_word; /* the program's __dpurt_runtime_stack */
 static uint64_t shuffle_state;
 
 /* The running tasklet's instruction count as its program last published it: programs
- * built with cost counting keep each tasklet's count in r15 and store it here before
- * every call and return (toolchain/dpu_cost_as.py); 0 when they do not count. */
-uint64_t __dpurt_instructions;
+ * built with cost counting keep each tasklet's count in r15 and store it in the program's
+ * __dpurt_instructions before every call and return (toolchain/dpu_cost_as.py); 0 when
+ * they do not count. */
+static uint64_t unpublished;
+static uint64_t *published_instructions = &unpublished;
+#define __dpurt_instructions (*published_instructions)
 
-extern int dpu_main(void);
 void __dpurt_switch(void **from, void *to);
 void __dpurt_trampoline(void);
+/* Calls the program's `entry` on the DPU stack whose top is `stack_top`, after storing the
+ * runtime stack's top below this frame in *runtime_top and *published_top. */
+void __dpurt_call_dpu(uint64_t entry, uint64_t stack_top, uint64_t *runtime_top,
+                      uint64_t *published_top);
+/* Resumes a preempted tasklet where it was: every register from `registers`, SSE from
+ * `fpu`. */
+void __dpurt_resume_context(const greg_t *registers, const void *fpu) __attribute__((noreturn));
+
+/* A tasklet runs again: its count as it left it, and its runtime stack for the stubs. */
+static inline void resumed(struct tasklet *self)
+{
+    __dpurt_instructions = self->counted_at;
+    *runtime_stack_word = self->runtime_top;
+}
 
 static void switch_to_scheduler(void)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
     in_tasklet = 0;
-#if defined(__x86_64__)
     __dpurt_switch(&self->sp, scheduler_sp);
-#else
-    swapcontext(&self->context, &scheduler_context);
-#endif
     /* Resumed: the others published their counts meanwhile; this tasklet's own was
      * counted before it switched away. */
-    __dpurt_instructions = self->counted_at;
+    resumed(self);
 }
 
 /* A switch point where the running tasklet stays runnable: go straight to `next`, without
@@ -110,22 +125,14 @@ static void yield_to(unsigned next)
 {
     struct tasklet *self = &tasklets[__dpurt.current];
     __dpurt.current = next;
-#if defined(__x86_64__)
     __dpurt_switch(&self->sp, tasklets[next].sp);
-#else
-    swapcontext(&self->context, &tasklets[next].context);
-#endif
-    __dpurt_instructions = self->counted_at; /* resumed: see switch_to_scheduler */
+    resumed(self); /* see switch_to_scheduler */
 }
 
 static void switch_to_tasklet(unsigned id)
 {
     in_tasklet = 1;
-#if defined(__x86_64__)
     __dpurt_switch(&scheduler_sp, tasklets[id].sp);
-#else
-    swapcontext(&scheduler_context, &tasklets[id].context);
-#endif
 }
 
 static void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to)
@@ -294,15 +301,16 @@ static __attribute__((noreturn)) void tasklet_exit(void)
 
 static void tasklet_entry(void)
 {
-    dpu_main();
+    struct tasklet *self = &tasklets[__dpurt.current];
+    uint64_t top = ((uint64_t)(uintptr_t)self->dpu_stack + self->dpu_stack_size) & ~15ull;
+    __dpurt_call_dpu(__dpurt_image.entry, top, &self->runtime_top, runtime_stack_word);
     tasklet_exit();
 }
 
 static void reset_context(unsigned id)
 {
     struct tasklet *t = &tasklets[id];
-    char *top = t->stack + TASKLET_STACK_SIZE;
-#if defined(__x86_64__)
+    char *top = t->runtime_stack + RUNTIME_STACK_SIZE;
     /* The frame __dpurt_switch pops: MXCSR/x87 word, r15..r12, rbx, rbp, return address.
      * After `ret`, rsp is 16-aligned, as the trampoline's call expects. */
     uint64_t *frame = (uint64_t *)top - 8;
@@ -314,13 +322,11 @@ static void reset_context(unsigned id)
     frame[3] = (uint64_t)(uintptr_t)tasklet_entry; /* r13 */
     frame[7] = (uint64_t)(uintptr_t)__dpurt_trampoline;
     t->sp = frame;
-#else
-    getcontext(&t->context);
-    t->context.uc_stack.ss_sp = t->stack;
-    t->context.uc_stack.ss_size = TASKLET_STACK_SIZE;
-    t->context.uc_link = NULL;
-    makecontext(&t->context, tasklet_entry, 0);
-#endif
+    t->runtime_top = 0;
+    /* Painted, so that check_stack() sees what this launch has not used. */
+    uint64_t *word = (uint64_t *)t->dpu_stack;
+    for (uint32_t i = 0; i < t->dpu_stack_size / 8; i++)
+        word[i] = STACK_PAINT;
     states[id] = RUNNABLE;
     clocks[id] = 0;
     idle_from[id] = idle_until[id] = 0;
@@ -330,53 +336,46 @@ static void reset_context(unsigned id)
     t->waits_in = NULL;
 }
 
-/* The DPU program's own code: the only place where preempting a tasklet is safe (not
- * inside libc or this runtime, which may hold locks or be mid-update). */
-static int find_program_text(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *phdr = &info->dlpi_phdr[i];
-        if (phdr->p_type == PT_LOAD && (phdr->p_flags & PF_X)) {
-            program_text_start = info->dlpi_addr + phdr->p_vaddr;
-            program_text_end = program_text_start + phdr->p_memsz;
-        }
-    }
-    return 1; /* only the first object: the program itself */
-}
-
 static uintptr_t interrupted_pc(void *context)
 {
-#if defined(__x86_64__)
     return (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (uintptr_t)((ucontext_t *)context)->uc_mcontext.pc;
-#else
-    (void)context;
-    return 0;
-#endif
 }
 
-/* Runs on the tasklet's own stack (no SA_ONSTACK), so switching away here keeps the
- * signal frame on that stack until the tasklet resumes and the handler returns. */
+/* A preempted tasklet goes on here, on its runtime stack, with the registers it was
+ * interrupted with saved: it lets the scheduler run, then resumes where it was. */
+static __attribute__((noreturn)) void on_preempted(void)
+{
+    struct tasklet *self = &tasklets[__dpurt.current];
+    if (__dpurt.counting) {
+        /* Its instruction count was in r15: bring its clock up to date, so that the
+         * scheduler sees how far it got. */
+        __dpurt_instructions = (uint64_t)self->preempted_registers[REG_R15];
+        count_instructions();
+    }
+    preempted = 1;
+    switch_to_scheduler();
+    __dpurt_resume_context(self->preempted_registers, self->preempted_fpu);
+}
+
+/* The preemption timer. It runs on the signal stack, not the DPU stack (which is the
+ * program's, and small), and only interrupts the program's own code (not this runtime
+ * nor the C library's functions, which may be mid-update): it saves the tasklet's
+ * registers and makes it go on in on_preempted instead. */
 static void on_preempt_timer(int signo, siginfo_t *info, void *context)
 {
     (void)signo;
     (void)info;
+    ucontext_t *interrupted = context;
     uintptr_t pc = interrupted_pc(context);
     if (!in_tasklet || pc < program_text_start || pc >= program_text_end)
         return;
-#if defined(__x86_64__)
-    if (__dpurt.counting) {
-        /* Its instruction count is in r15: bring its clock up to date, so that the
-         * scheduler sees how far it got. */
-        __dpurt_instructions = (uint64_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_R15];
-        count_instructions();
-    }
-#endif
-    preempted = 1;
-    switch_to_scheduler();
+    struct tasklet *self = &tasklets[__dpurt.current];
+    if (self->runtime_top == 0)
+        return;
+    memcpy(self->preempted_registers, interrupted->uc_mcontext.gregs, sizeof(self->preempted_registers));
+    memcpy(self->preempted_fpu, interrupted->uc_mcontext.fpregs, sizeof(self->preempted_fpu));
+    interrupted->uc_mcontext.gregs[REG_RSP] = (greg_t)(self->runtime_top - 8); /* as after a call */
+    interrupted->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)on_preempted;
 }
 
 static void set_preempt_timer(bool on)
@@ -389,30 +388,37 @@ static void set_preempt_timer(bool on)
     setitimer(ITIMER_VIRTUAL, &timer, NULL);
 }
 
+/* A stack with a guard page right below its lowest byte, below 4 GiB (the program's
+ * pointers are 32 bits). */
+static char *guarded_stack(size_t size, unsigned id)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t rounded = (size + page - 1) & ~(page - 1);
+    char *block = mmap(NULL, rounded + page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_32BIT, -1, 0);
+    if (block == MAP_FAILED)
+        __dpurt_fault(NULL, 0, "cannot allocate the stacks of tasklet %u", id);
+    mprotect(block, page, PROT_NONE); /* an overflow faults instead of corrupting */
+    return block + page;
+}
+
 void __dpurt_tasklets_init(void)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-#ifdef MAP_32BIT
-    flags |= MAP_32BIT; /* keep WRAM-like pointers below 4 GiB, as 32-bit DPU code assumes */
-#endif
+    const unsigned *sizes = (const unsigned *)(uintptr_t)__dpurt_image.stack_sizes;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
-        size_t size = TASKLET_STACK_SIZE + (size_t)page;
-        char *block = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
-        if (block == MAP_FAILED)
-            block = mmap(NULL, size, PROT_READ | PROT_WRITE, flags & ~MAP_32BIT, -1, 0);
-        if (block == MAP_FAILED)
-            __dpurt_fault(NULL, 0, "cannot allocate the stack of tasklet %u", id);
-        mprotect(block, (size_t)page, PROT_NONE); /* overflow faults instead of corrupting */
-        tasklets[id].stack = block + page;
+        tasklets[id].runtime_stack = guarded_stack(RUNTIME_STACK_SIZE, id);
+        tasklets[id].dpu_stack_size = (sizes[id] + 7u) & ~7u;
+        tasklets[id].dpu_stack = guarded_stack(tasklets[id].dpu_stack_size, id);
+        __dpurt.stacks_size += tasklets[id].dpu_stack_size;
     }
-    dl_iterate_phdr(find_program_text, NULL);
+    program_text_start = __dpurt_image.text_start;
+    program_text_end = __dpurt_image.text_end;
+    runtime_stack_word = (uint64_t *)(uintptr_t)__dpurt_image.runtime_stack;
+    published_instructions = (uint64_t *)(uintptr_t)__dpurt_image.instructions;
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = on_preempt_timer;
-    /* SA_NODEFER: the tasklet resumed next must stay preemptible while this handler's
-     * frame waits on the preempted tasklet's stack. */
-    action.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     sigaction(SIGVTALRM, &action, NULL);
     shuffle_state = __dpurt.shuffle_seed ^ (0x9e3779b97f4a7c15ull * (__dpurt.slot ? __dpurt.slot->dpu_id + 1 : 1));
@@ -681,21 +687,49 @@ bool __dpurt_in_program_text(uintptr_t pc)
     return pc >= program_text_start && pc < program_text_end;
 }
 
-bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet)
+bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet, uint32_t *stack_size)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)address;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
-        uintptr_t bottom = (uintptr_t)tasklets[id].stack;
+        uintptr_t bottom = (uintptr_t)tasklets[id].dpu_stack;
         if (bottom != 0 && at >= bottom - page && at < bottom) {
             *tasklet = id;
+            *stack_size = tasklets[id].dpu_stack_size;
             return true;
         }
     }
     return false;
 }
 
+uintptr_t __dpurt_program_return_address(uintptr_t sp)
+{
+    struct tasklet *self = &tasklets[__dpurt.current];
+    uintptr_t bottom = (uintptr_t)self->dpu_stack, top = bottom + self->dpu_stack_size;
+    if (sp < bottom || sp >= top) {
+        /* In the runtime: the stub left the program's stack pointer at its stack's top. */
+        if (self->runtime_top == 0)
+            return 0;
+        sp = (uintptr_t)*(const uint64_t *)(uintptr_t)(self->runtime_top - 8);
+        if (sp < bottom || sp >= top)
+            return 0;
+    }
+    /* The return address of the program's call: the first word on its stack that points
+     * into its code (a leaf of the C library may have pushed a few words first). */
+    for (uintptr_t at = sp & ~7ul; at + 8 <= top && at < sp + 256; at += 8) {
+        uint64_t word = *(const uint64_t *)at;
+        if (__dpurt_in_program_text((uintptr_t)word))
+            return (uintptr_t)word;
+    }
+    return 0;
+}
+
 int check_stack(void)
 {
-    char here;
-    return (int)(&here - tasklets[__dpurt.current].stack);
+    /* The DPU stack grows down: what was never used is the painted run at its bottom. */
+    struct tasklet *self = &tasklets[__dpurt.current];
+    const uint64_t *word = (const uint64_t *)self->dpu_stack;
+    uint32_t words = self->dpu_stack_size / 8, unused = 0;
+    while (unused < words && word[unused] == STACK_PAINT)
+        unused++;
+    return (int)(unused * 8);
 }

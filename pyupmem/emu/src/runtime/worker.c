@@ -1,16 +1,15 @@
-/* worker.c: the process side of a DPU program. The host starts the program once per
- * load as a "zygote"; the zygote forks one worker per DPU (cheap: copy-on-write), then
- * supervises them: it reaps them, reports a worker that died as a fault, and kills
- * them all when the host frees the set (SIGTERM) or dies (pidfd).
+/* worker.c: the process side of a DPU program. At each load the host starts this worker
+ * once as a "zygote" for the program: it loads the program (loader.c), then forks one
+ * worker per DPU (cheap: copy-on-write) and supervises them: it reaps them, reports a
+ * worker that died as a fault, and kills them all when the host frees the set (SIGTERM)
+ * or dies (pidfd).
  *
  * Each worker maps its DPU's MRAM (a slice of the host's MRAM memfd) at the DPU's own
- * MRAM addresses, and its WRAM (the program's writable segment) onto a slice of the
- * load's WRAM memfd, so the host reads and writes both with plain memcpy. */
+ * MRAM addresses, and its WRAM (the program's WRAM segment) onto a slice of the load's
+ * WRAM memfd, so the host reads and writes both with plain memcpy. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <link.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
@@ -36,25 +35,17 @@ struct segment {
     size_t used;     /* p_memsz: bytes the program's variables take */
 };
 
-static int find_wram_segment(struct dl_phdr_info *info, size_t size, void *data)
+int __dpurt_program_fd = -1;
+
+/* The program's WRAM segment, page-aligned, from the image's own bounds. */
+static struct segment wram_segment(void)
 {
-    (void)size;
-    struct segment *segment = data;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *phdr = &info->dlpi_phdr[i];
-        uintptr_t vaddr = info->dlpi_addr + phdr->p_vaddr;
-        if (phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_W))
-            continue;
-        if (vaddr >= EMU_MRAM_BASE && vaddr < (uintptr_t)EMU_MRAM_BASE + EMU_MRAM_SIZE)
-            continue; /* the MRAM segment */
-        if (vaddr < EMU_MRAM_BASE && vaddr + phdr->p_memsz > EMU_MRAM_BASE)
-            continue; /* headers page merged with MRAM */
-        segment->start = vaddr & ~(page - 1);
-        segment->size = ((vaddr + phdr->p_memsz + page - 1) & ~(page - 1)) - segment->start;
-        segment->used = phdr->p_memsz;
-    }
-    return 1; /* only the first object: the program itself */
+    struct segment segment;
+    segment.start = __dpurt_image.wram_start & ~(page - 1);
+    segment.size = ((__dpurt_image.wram_end + page - 1) & ~(page - 1)) - segment.start;
+    segment.used = __dpurt_image.wram_end - __dpurt_image.wram_start;
+    return segment;
 }
 
 /* A DPU uses only the low 26 bits of an MRAM address, so a pointer made from an offset
@@ -121,9 +112,9 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
     __dpurt.shuffle = __dpurt_control->shuffle != 0;
     __dpurt.shuffle_seed = __dpurt_control->shuffle_seed;
     /* Programs built with cost counting carry this marker (toolchain/dpu_cost_as.py). */
-    __dpurt.counting = dlsym(RTLD_DEFAULT, "__pyupmem_cost_counted") != NULL;
-    __dpurt_heap_init();
+    __dpurt.counting = __dpurt_image.cost_counted != 0;
     __dpurt_tasklets_init();
+    __dpurt_heap_init();
     uint32_t seen = atomic_load(&slot->command_seq);
     atomic_store(&slot->pid, getpid());
     atomic_store(&slot->state, EMU_READY);
@@ -199,10 +190,10 @@ static void kill_all(struct child *children, uint32_t count)
 
 int main(int argc, char **argv)
 {
-    if (argc != 8 || strcmp(argv[1], EMU_ZYGOTE_FLAG) != 0) {
+    if (argc != 9 || strcmp(argv[1], EMU_ZYGOTE_FLAG) != 0) {
         fprintf(stderr,
-                "%s: this is a DPU program built for the pyupmem emulator; run it on DPUs with "
-                "dpu_load() from a host program (or pyupmem's DpuSet.load)\n",
+                "%s: this is the pyupmem emulator's DPU worker; the emulator's libdpu starts it "
+                "(dpu_load() from a host program, or pyupmem's DpuSet.load)\n",
                 argv[0]);
         return 2;
     }
@@ -210,6 +201,7 @@ int main(int argc, char **argv)
     uint32_t first = (uint32_t)strtoul(argv[5], NULL, 10);
     uint32_t count = (uint32_t)strtoul(argv[6], NULL, 10);
     __dpurt.nr_tasklets = (uint32_t)strtoul(argv[7], NULL, 10);
+    __dpurt_program_fd = atoi(argv[8]);
     pid_t host = getppid();
 
     struct stat control_stat;
@@ -221,8 +213,17 @@ int main(int argc, char **argv)
         return 3;
     close(control_fd);
 
-    struct segment wram = {0, 0, 0};
-    dl_iterate_phdr(find_wram_segment, &wram);
+    char error[256];
+    if (__dpurt_load_image(__dpurt_program_fd, error, sizeof(error)) != 0) {
+        for (uint32_t i = 0; i < count; i++) {
+            struct emu_slot *slot = &__dpurt_control->slots[first + i];
+            snprintf(slot->fault, EMU_FAULT_SIZE, "cannot load the DPU program: %s", error);
+            atomic_store(&slot->state, EMU_FAULT);
+        }
+        wake_host();
+        return 5;
+    }
+    struct segment wram = wram_segment();
     __dpurt.wram_used = (uint32_t)wram.used;
 
     sigset_t handled;
