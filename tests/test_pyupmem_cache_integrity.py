@@ -135,12 +135,12 @@ def test_cache_info_verify_and_clear(
     assert "checked 3 builds: 0 damaged" in capsys.readouterr().out
 
     _damage_overwrite(other.path)
-    _damage_truncate(root / "lib" / "libdpurt.so")
+    _damage_truncate(root / "lib" / "dpu-worker")
     assert main(["cache", "verify"]) == 1
     out = capsys.readouterr().out
     assert "checked 3 builds: 2 damaged" in out
     assert f"damaged program build {other.path.parent}" in out and "SHA-256" in out
-    assert f"damaged emulator build {root}" in out and "libdpurt.so" in out
+    assert f"damaged emulator build {root}" in out and "dpu-worker" in out
     assert not other.path.exists() and not root.exists() and program.path.exists()
     assert main(["cache", "verify"]) == 0
     capsys.readouterr()

@@ -56,7 +56,7 @@ int main(void)
         sum = 0;
         for (unsigned i = 0; i < NR_TASKLETS; i++)
             sum += partial[i];
-        printf("%u bytes: sum %lu, maximum %u\n", nr_bytes, (unsigned long)sum, maximum);
+        printf("%u bytes: sum %llu, maximum %u\n", nr_bytes, (unsigned long long)sum, maximum);
     }
     return 0;
 }

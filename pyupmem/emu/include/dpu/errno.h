@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 /* One errno for the DPU (shared by its tasklets, as the SDK's). */
-extern int errno;
+extern int __dpurt_errno;
+#define errno __dpurt_errno
 #ifdef __cplusplus
 }
 #endif

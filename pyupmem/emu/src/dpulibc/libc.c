@@ -15,7 +15,7 @@ int __dpurt_vprintf(const char *format, va_list *arguments);
 int dpu_puts(const char *text);
 int dpu_putchar(int c);
 
-int errno;
+int __dpurt_errno;
 
 int vprintf(const char *format, va_list arguments)
 {

@@ -388,18 +388,20 @@ static void set_preempt_timer(bool on)
     setitimer(ITIMER_VIRTUAL, &timer, NULL);
 }
 
-/* A stack with a guard page right below its lowest byte, below 4 GiB (the program's
- * pointers are 32 bits). */
+/* A stack with a guard right below its lowest byte, below 4 GiB (the program's pointers
+ * are 32 bits). The guard is as large as a DPU's WRAM, so that a frame too large for the
+ * stack (a local array) lands in it too, rather than past it. */
+#define GUARD_SIZE EMU_WRAM_SIZE
 static char *guarded_stack(size_t size, unsigned id)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t rounded = (size + page - 1) & ~(page - 1);
-    char *block = mmap(NULL, rounded + page, PROT_READ | PROT_WRITE,
+    char *block = mmap(NULL, rounded + GUARD_SIZE, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_32BIT, -1, 0);
     if (block == MAP_FAILED)
         __dpurt_fault(NULL, 0, "cannot allocate the stacks of tasklet %u", id);
-    mprotect(block, page, PROT_NONE); /* an overflow faults instead of corrupting */
-    return block + page;
+    mprotect(block, GUARD_SIZE, PROT_NONE); /* an overflow faults instead of corrupting */
+    return block + GUARD_SIZE;
 }
 
 void __dpurt_tasklets_init(void)
@@ -689,10 +691,10 @@ bool __dpurt_in_program_text(uintptr_t pc)
 
 bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet, uint32_t *stack_size)
 {
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)address;
+    uintptr_t at = (uintptr_t)address;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
         uintptr_t bottom = (uintptr_t)tasklets[id].dpu_stack;
-        if (bottom != 0 && at >= bottom - page && at < bottom) {
+        if (bottom != 0 && at >= bottom - GUARD_SIZE && at < bottom) {
             *tasklet = id;
             *stack_size = tasklets[id].dpu_stack_size;
             return true;

@@ -1,0 +1,310 @@
+"""DPU programs see a DPU: its 32-bit data model, its C library only, its memory limits and
+its stacks (issue 16)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyupmem as pim
+
+SIZES = """
+#include <stdint.h>
+#include <stddef.h>
+#include <defs.h>
+struct mixed { char c; long l; void *p; };
+struct wide { char c; long long ll; double d; };
+__host uint32_t sizes[8];
+int main(void)
+{
+    if (me() == 0) {
+        sizes[0] = sizeof(long);
+        sizes[1] = sizeof(void *);
+        sizes[2] = sizeof(size_t);
+        sizes[3] = sizeof(struct mixed);
+        sizes[4] = sizeof(long long);
+        sizes[5] = sizeof(struct wide);
+        sizes[6] = _Alignof(long long);
+        sizes[7] = (uint32_t)(-1L > 0 ? 1 : 0) + (uint32_t)(sizeof(uintptr_t) * 10);
+    }
+    return 0;
+}
+"""
+
+
+def run_once(source: str, symbol: str, count: int, dtype=np.uint32, **build):
+    program = pim.build_program(source, **build)
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.launch()
+        return dpus.gather(symbol, dtype, count)[0], dpus[0].log()
+
+
+def test_long_pointers_and_size_t_are_4_bytes_and_structs_are_laid_out_as_on_a_dpu():
+    sizes, _ = run_once(SIZES, "sizes", 8, nr_tasklets=1)
+    # long, void *, size_t: 4; {char; long; void *}: 12 (on x86-64: 24); long long 8;
+    # {char; long long; double}: 24 with 8-byte alignment of long long.
+    assert list(sizes) == [4, 4, 4, 12, 8, 24, 8, 40]
+
+
+def test_a_host_struct_laid_out_as_on_hardware_reads_back_field_by_field():
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    struct record { char tag; long value; void *next; };
+    __host struct record records[2];
+    __host uint32_t checks[2];
+    int main(void)
+    {
+        if (me() == 0) {
+            checks[0] = records[1].tag == 'b' && records[1].value == -7;
+            checks[1] = (uint32_t)(uintptr_t)records[1].next;
+        }
+        return 0;
+    }
+    """
+    layout = np.dtype([("tag", "i1"), ("value", "<i4"), ("next", "<u4")], align=True)
+    assert layout.itemsize == 12
+    records = np.zeros(2, layout)
+    records[1] = (ord("b"), -7, 0x1234)
+    program = pim.build_program(source, nr_tasklets=1)
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        # pyupmem reads the layout from the program's debug information: the DPU's.
+        assert dpus.symbol("records").dtype.itemsize == 12
+        dpus.broadcast("records", records)
+        dpus.launch()
+        assert list(dpus.gather("checks", np.uint32, 2)[0]) == [1, 0x1234]
+
+
+def test_printf_formats_with_the_dpus_types():
+    source = """
+    #include <stdio.h>
+    #include <stdint.h>
+    #include <inttypes.h>
+    int main(void)
+    {
+        long big = 3000000000L;  /* does not fit a 32-bit long: it wraps, as on a DPU */
+        unsigned long long wide = 1ull << 40;
+        printf("%ld %lu %llu %" PRIu64 " %zu %p %s|%5.2f|%-4d|%c|%x|%*d\\n", big,
+               (unsigned long)-1, wide, (uint64_t)wide, sizeof(long), (void *)0x80,
+               "text", 3.14159, 7, 'z', 255u, 6, 42);
+        printf("%d %d %d %d %d %d %d %d %.1f %.1f\\n", 1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5);
+        return 0;
+    }
+    """
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(pim.build_program(source, nr_tasklets=1))
+        dpus.launch()
+        lines = dpus[0].log().splitlines()
+    assert lines[-2] == (
+        "-1294967296 4294967295 1099511627776 1099511627776 4 0x80 text| 3.14|7   |z|ff|    42"
+    )
+    assert lines[-1] == "1 2 3 4 5 6 7 8 0.5 1.5"
+
+
+def test_printf_without_stdio_h_reaches_the_log():
+    source = """
+    int main(void)
+    {
+        printf("no header %d\\n", 5);
+        return 0;
+    }
+    """
+    program = pim.build_program(source, nr_tasklets=1, extra_args=["-Wno-implicit-function-declaration"])
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.launch()
+        assert dpus[0].log().splitlines()[-1] == "no header 5"
+
+
+def test_the_host_c_library_is_not_linked_and_the_error_names_the_function():
+    source = """
+    #include <stddef.h>
+    void *fopen(const char *path, const char *mode);
+    int main(void)
+    {
+        return fopen("x", "r") == NULL;
+    }
+    """
+    with pytest.raises(pim.CompileError) as caught:
+        pim.build_program(source, nr_tasklets=1, cache=False)
+    message = str(caught.value)
+    assert "undefined reference to `fopen'" in message
+    assert "DPU's C library" in message
+
+
+def test_the_dpu_c_library_works():
+    source = """
+    #include <stdint.h>
+    #include <stdlib.h>
+    #include <string.h>
+    #include <ctype.h>
+    __host int32_t results[8];
+    int main(void)
+    {
+        char text[32] = "a,bb,,ccc";
+        char *save = NULL, *token = strtok_r(text, ",", &save);
+        int tokens = 0;
+        while (token != NULL) {
+            tokens++;
+            token = strtok_r(NULL, ",", &save);
+        }
+        char word[8] = "Hello";
+        results[0] = tokens;
+        results[1] = atoi("  -1234x");
+        results[2] = (int32_t)atol("2147483647");
+        results[3] = abs(-9) + labs(-1L);
+        results[4] = (int32_t)strlen(strrev(word)) * 100 + (word[0] == 'o');
+        results[5] = strcmp(strupr(word), "OLLEH") == 0 && isdigit('7') && !isalpha('1');
+        results[6] = div(17, 5).rem;
+        results[7] = getenv("HOME") == NULL;
+        return 0;
+    }
+    """
+    results, _ = run_once(source, "results", 8, np.int32, nr_tasklets=1)
+    assert list(results) == [3, -1234, 2147483647, 10, 501, 1, 2, 1]
+
+
+def test_stdio_and_stdlib_bring_the_dpu_attributes():
+    for header in ("stdio.h", "stdlib.h"):
+        source = f"""
+        #include <{header}>
+        __host int a;
+        __mram int b;
+        __mram_noinit int c[2];
+        __dma_aligned char d[8];
+        int main(void) {{ return a + d[0]; }}
+        """
+        pim.build_program(source, nr_tasklets=1)
+
+
+def test_a_program_over_the_dpus_wram_fails_to_build_naming_the_sizes():
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    __host uint8_t big[100000];
+    int main(void) { return big[me()]; }
+    """
+    with pytest.raises(pim.CompileError) as caught:
+        pim.build_program(source, nr_tasklets=1, cache=False)
+    message = str(caught.value)
+    assert "WRAM overflowed by" in message and ".bss 100,000" in message
+    assert "__mram_noinit" in message  # the fix
+
+
+def test_stacks_count_in_wram_at_build_time():
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    __host uint8_t table[40000];
+    int main(void) { return table[me()]; }
+    """
+    pim.build_program(source, nr_tasklets=16)  # 40,000 + 16 x 1,024: fits
+    with pytest.raises(pim.CompileError, match="stacks 16 x 2,048"):
+        pim.build_program(source, nr_tasklets=16, defines={"STACK_SIZE_DEFAULT": 2048}, cache=False)
+
+
+def test_chip_v1b_has_less_wram():
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    __host uint8_t table[64000];
+    int main(void) { return table[me()]; }
+    """
+    pim.build_program(source, nr_tasklets=1, defines={"STACK_SIZE_DEFAULT": 256})
+    with pytest.raises(pim.CompileError, match="v1B DPU has 63,488"):
+        pim.build_program(
+            source,
+            nr_tasklets=1,
+            defines={"STACK_SIZE_DEFAULT": 256},
+            extra_args=["-mcpu=v1B"],
+            cache=False,
+        )
+
+
+def test_a_program_over_the_dpus_mram_fails_to_build():
+    source = """
+    #include <stdint.h>
+    #include <mram.h>
+    __mram_noinit uint8_t huge[80 << 20];
+    int main(void) { return 0; }
+    """
+    with pytest.raises(pim.CompileError, match="MRAM overflowed by 16,777,216 bytes"):
+        pim.build_program(source, nr_tasklets=1, cache=False)
+
+
+STACKS = """
+#include <stdint.h>
+#include <defs.h>
+__host uint32_t depth;
+__host int32_t unused[4];
+__attribute__((noinline)) uint32_t recurse(volatile uint8_t *previous, uint32_t n)
+{
+    volatile uint8_t frame[64];
+    frame[0] = (uint8_t)n;
+    frame[63] = previous ? previous[0] : 0;
+    return n == 0 ? frame[63] : recurse(frame, n - 1) + frame[0];
+}
+int main(void)
+{
+    uint32_t result = recurse(0, depth);
+    unused[me()] = check_stack();
+    return (int)(result & 1);
+}
+"""
+
+
+def test_check_stack_tells_the_stack_never_used_and_grows_with_the_stack_size():
+    program = pim.build_program(
+        STACKS, nr_tasklets=3, defines={"STACK_SIZE_DEFAULT": 1024, "STACK_SIZE_TASKLET_1": 2048}
+    )
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.broadcast("depth", np.uint32(2))
+        dpus.launch()
+        shallow = dpus.gather("unused", np.int32, 4)[0]
+        dpus.broadcast("depth", np.uint32(8))
+        dpus.launch()
+        deep = dpus.gather("unused", np.int32, 4)[0]
+    assert 0 < shallow[0] < 1024 and shallow[0] == shallow[2]
+    assert shallow[1] == shallow[0] + 1024  # the same code on a stack 1,024 bytes larger
+    assert deep[0] < shallow[0] - 6 * 64  # six more frames of at least 64 bytes each
+
+
+def test_a_stack_overflow_faults_naming_the_tasklet_its_stack_and_the_fix():
+    program = pim.build_program(STACKS, nr_tasklets=2, defines={"STACK_SIZE_TASKLET_1": 4096})
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.broadcast("depth", np.uint32(400))  # about 25 KiB of frames
+        with pytest.raises(pim.DpuFaultError) as caught:
+            dpus.launch()
+        message = str(caught.value)
+        assert "stack overflow" in message and "in recurse()" in message
+        assert "tasklet 0 used more than its 1024-byte stack" in message
+        assert "STACK_SIZE_TASKLET_0" in message
+        dpus.load(program)  # usable again
+        dpus.broadcast("depth", np.uint32(4))
+        dpus.launch()
+
+
+def test_a_large_local_array_overflows_a_small_stack():
+    source = """
+    #include <stdint.h>
+    #include <string.h>
+    #include <defs.h>
+    __host uint32_t out;
+    int main(void)
+    {
+        volatile uint8_t local[8192];
+        memset((void *)local, me(), sizeof(local));
+        out = local[100];
+        return 0;
+    }
+    """
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(pim.build_program(source, nr_tasklets=1))
+        with pytest.raises(pim.DpuFaultError, match="stack overflow"):
+            dpus.launch()
+        dpus.load(pim.build_program(source, nr_tasklets=1, defines={"STACK_SIZE_DEFAULT": 9216}))
+        dpus.launch()
