@@ -147,7 +147,10 @@ def python_executable() -> str:
 def _source_digest(compiler: str) -> str:
     digest = hashlib.sha256()
     for path in sorted(SOURCE_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".c", ".h", ".hpp", ".S", ".ld", ".in", ".py"}:
+        # (include/host/dpu: the C++ header <dpu>, with no suffix)
+        if path.is_file() and (
+            path.suffix in {".c", ".h", ".hpp", ".S", ".ld", ".in", ".py"} or path.name == "dpu"
+        ):
             digest.update(str(path.relative_to(SOURCE_DIR)).encode())
             digest.update(path.read_bytes())
     digest.update(compiler.encode())
@@ -155,7 +158,11 @@ def _source_digest(compiler: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str]) -> None:
+def _compile(
+    compiler: str, output: Path, sources: list[Path], flags: list[str], shared: bool = True
+) -> None:
+    """Builds ``sources`` into the shared library ``output`` (or, not ``shared``, the one
+    source into the object ``output``)."""
     command = [
         compiler,
         "-O2",
@@ -164,7 +171,7 @@ def _compile(compiler: str, output: Path, sources: list[Path], flags: list[str])
         "-Wall",
         "-Wextra",
         "-fPIC",
-        "-shared",
+        "-shared" if shared else "-c",
         f"-I{SOURCE_DIR / 'src'}",
         "-o",
         str(output),
@@ -375,21 +382,37 @@ def build(force: bool = False) -> Emulator:
         if platform.machine() in ("x86_64", "AMD64"):
             runtime.append(src / "runtime" / "switch_x86_64.S")
         # -idirafter: the DPU headers (defs.h, mram.h ...) without shadowing libc's stdio.h.
+        # r15 holds the running tasklet's instruction count: the runtime (which runs on
+        # tasklet stacks, between program code) must never touch it.
+        dpu_flags = [
+            "-idirafter",
+            str(SOURCE_DIR / "include" / "dpu"),
+            *(["-ffixed-r15"] if counts_costs() else []),
+        ]
+        # The DPU library functions of src/dpulib (buddy_alloc.h, fsb_allocator.h,
+        # wramfifo.h, profiling.h), built against the public DPU headers and linked first,
+        # so that their buddy_* and fsb_* replace the old ones that src/runtime/memory.c
+        # still defines (built against the alloc.h of src/dpulib/runtime_compat).
+        objects = emulator.root / "obj"
+        objects.mkdir()
+        dpulib = []
+        for source in sorted((src / "dpulib").glob("*.c")):
+            dpulib.append(objects / f"{source.stem}.o")
+            _compile(compiler, dpulib[-1], [source], dpu_flags, shared=False)
         _compile(
             compiler,
             emulator.libdpurt,
-            runtime,
+            [*dpulib, *runtime],
             [
-                "-idirafter",
-                str(SOURCE_DIR / "include" / "dpu"),
-                # r15 holds the running tasklet's instruction count: the runtime (which
-                # runs on tasklet stacks, between program code) must never touch it.
-                *(["-ffixed-r15"] if counts_costs() else []),
+                f"-I{src / 'dpulib' / 'runtime_compat'}",
+                *dpu_flags,
+                "-Wl,--allow-multiple-definition",
                 "-Wl,-soname,libdpurt.so",
                 "-ldl",
                 "-lpthread",
             ],
         )
+        shutil.rmtree(objects)
         for tool in ("dpu-upmem-dpurte-clang", "dpu-pkg-config"):
             template = SOURCE_DIR / "toolchain" / f"{tool}.in"
             _write_tool(template, emulator.bin_dir / tool, emulator, compiler)
