@@ -1,10 +1,16 @@
 /* alloc.h: WRAM allocators. mem_alloc is an 8-aligned bump allocator over the WRAM
  * left after the program's variables and the tasklets' stacks; asking for more than
- * is left faults the DPU. The heap is kept across launches. */
+ * is left faults the DPU. The heap is kept across launches. As the SDK's, this header
+ * also brings the fixed-size block allocator (fsb_allocator.h) and the buddy allocator
+ * (buddy_alloc.h), which take their memory from mem_alloc. */
 #ifndef _DPUSYSCORE_ALLOC_H_
 #define _DPUSYSCORE_ALLOC_H_
 
 #include <stddef.h>
+
+#include <buddy_alloc.h>
+#include <fsb_allocator.h>
+
 #include <attributes.h>
 
 #ifdef __cplusplus
@@ -15,17 +21,6 @@ void *__dpurt_mem_alloc(size_t size, const char *file, int line);
 #define mem_alloc(size) __dpurt_mem_alloc((size), __FILE__, __LINE__)
 /** Frees everything mem_alloc gave. */
 void mem_reset(void);
-
-void buddy_init(size_t size_of_heap);
-void *buddy_alloc(size_t size);
-void buddy_free(void *pointer);
-void *buddy_realloc(void *pointer, size_t size);
-void buddy_reset(void);
-
-typedef struct __dpurt_fsb *fsb_allocator_t;
-fsb_allocator_t fsb_alloc(unsigned int block_size, unsigned int nb_of_blocks);
-void *fsb_get(fsb_allocator_t allocator);
-void fsb_free(fsb_allocator_t allocator, void *pointer);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* dpu.hpp: the SDK's C++ host API (namespace dpu), a header-only layer over the C API of
- * dpu.h, for pyupmem's emulator. Build with
+ * dpu.h, for pyupmem's emulator; C++ programs include it as <dpu> too. Build with
  *     g++ -std=c++11 prog.cpp $(dpu-pkg-config --cflags --libs dpu)
  *
  *     auto system = dpu::DpuSet::allocate(64);
