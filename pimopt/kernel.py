@@ -17,16 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pyupmem.build import packaged_program
+from pyupmem.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
+from pyupmem.training import STACK_BYTES as STACK_BYTES
+from pyupmem.training import WRAM_BYTES as WRAM_BYTES
+from pyupmem.training import contiguous_shares
 
 KERNEL_SOURCE: Path = (Path(__file__).resolve().parent.parent / "dpu_programs" / "pimopt"
                        / "linear.c")
 """The program's source file in a source tree (and an editable install)."""
-WRAM_BYTES = 64 * 1024
-"""WRAM of one DPU."""
-MRAM_BYTES = 64 * 1024 * 1024
-"""MRAM of one DPU."""
-STACK_BYTES = 1024
-"""Stack of each tasklet (the runtime's default)."""
 WRAM_MARGIN = 4096
 """WRAM kept for the program's and runtime's own variables."""
 CHUNK = 128
@@ -85,14 +83,9 @@ class MemoryPlan:
 
 
 def dpu_shares(n: int, n_dpus: int) -> tuple[tuple[int, int], ...]:
-    """Contiguous shares of ``n`` samples: the first ``n % D`` DPUs take one more."""
-    base, extra = divmod(n, n_dpus)
-    out, start = [], 0
-    for d in range(n_dpus):
-        count = base + (d < extra)
-        out.append((start, count))
-        start += count
-    return tuple(out)
+    """Contiguous shares of ``n`` samples: the first ``n % D`` DPUs take one more
+    (:func:`pyupmem.training.contiguous_shares`)."""
+    return contiguous_shares(n, n_dpus)
 
 
 def plan(n: int, n_features: int, n_dpus: int, n_tasklets: int) -> MemoryPlan:

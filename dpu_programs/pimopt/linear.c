@@ -51,6 +51,8 @@
 #include <mram.h>
 #include <stdint.h>
 
+#include "fixed_point.h" /* mul_q15, sat_add, sat_sub, mul_scaled, float_of_bits */
+
 #define CH 128 /* features per chunk: one DMA of 512 bytes */
 #define BLOCK_BYTES 2048 /* the buffers x, b1, b2, b3 together: the largest DMA */
 #define BLOCK_ROWS 32    /* at most this many rows in one block (their labels' buffer) */
@@ -87,42 +89,6 @@ __host val_t sigmoid_table[SIG_POINTS + 1];
 BARRIER_INIT(sync_all, NR_TASKLETS);
 
 static val_t *wram_vectors; /* (4 + NR_TASKLETS) * F values in WRAM when use_wram */
-
-#ifdef FORMAT_INT32
-/* x * c / 2^15 rounded half up, for int32 x and |c| <= 32767: no intermediate overflows. */
-static inline int32_t mul15(int32_t x, int32_t c)
-{
-    return (x >> 15) * c + (((x & 0x7FFF) * c + 0x4000) >> 15);
-}
-static inline int32_t sat_add(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
-static inline int32_t sat_sub(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
-/* x times the scaled coefficient (c, s): mul15(x, c) >> s. */
-static inline int32_t smul(int32_t x, uint32_t c, uint32_t s)
-{
-    return mul15(x, (int32_t)c) >> s;
-}
-#else
-static inline float from_bits(uint32_t bits)
-{
-    union {
-        uint32_t u;
-        float f;
-    } v = {.u = bits};
-    return v.f;
-}
-#endif
 
 static inline uintptr_t heap(void)
 {
@@ -234,7 +200,7 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, const struct b
         const val_t *w = get(VW, c, bf->b1, n);
         for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-            dot = sat_add(dot, mul15(w[j], x[j]));
+            dot = sat_add(dot, mul_q15(w[j], x[j]));
 #else
             const float p = w[j] * x[j];
             dot = dot + p;
@@ -251,7 +217,7 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, const struct b
         val_t *a = get(VACC + id, c, bf->b2, n);
         for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-            a[j] = sat_add(a[j], mul15(g, x[j]));
+            a[j] = sat_add(a[j], mul_q15(g, x[j]));
 #else
             const float p = g * x[j];
             a[j] = a[j] + p;
@@ -320,14 +286,14 @@ static void update(uint32_t c, uint32_t n, uint32_t count, const struct buffers 
 #ifdef FORMAT_INT32
     for (uint32_t j = 0; j < n; j++) {
         const int32_t mean = bf->b1[j] / (int32_t)count * 8;
-        int32_t g = sat_add(mean, smul(w[j], lam, lam_shift));
+        int32_t g = sat_add(mean, mul_scaled(w[j], lam, lam_shift));
         if (mode == MODE_ADMM)
-            g = sat_add(g, smul(sat_add(sat_sub(w[j], z[j]), u[j]), rho, rho_shift));
-        w[j] = sat_sub(w[j], smul(g, lr, lr_shift));
+            g = sat_add(g, mul_scaled(sat_add(sat_sub(w[j], z[j]), u[j]), rho, rho_shift));
+        w[j] = sat_sub(w[j], mul_scaled(g, lr, lr_shift));
     }
 #else
     const float inv = 1.0f / (float)count;
-    const float lr_f = from_bits(lr), lam_f = from_bits(lam), rho_f = from_bits(rho);
+    const float lr_f = float_of_bits(lr), lam_f = float_of_bits(lam), rho_f = float_of_bits(rho);
     for (uint32_t j = 0; j < n; j++) {
         const float mean = bf->b1[j] * inv;
         const float decay = lam_f * w[j];
