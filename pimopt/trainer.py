@@ -184,8 +184,11 @@ class Trainer:
             progress=self.progress, total=c.epochs,
             desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
         my_shares = run.mine(p.shares)
-        samples = per_dpu(x, my_shares, max(p.max_share, 1))
-        labels = per_dpu(y.astype(np.int32, copy=False), my_shares,
+        # each DPU's share in the program's sample order (kernel.sample_order)
+        order = np.concatenate([start + kernel.sample_order(cnt, c.batch, c.n_tasklets)
+                                for start, cnt in p.shares]).astype(np.intp)
+        samples = per_dpu(x[order], my_shares, max(p.max_share, 1))
+        labels = per_dpu(y.astype(np.int32, copy=False)[order], my_shares,
                          p.max_share + (p.max_share & 1))
         counts = np.array([cnt for _, cnt in my_shares], dtype=np.uint32).reshape(-1, 1)
         with run:
