@@ -11,25 +11,27 @@ combine across DPUs and servers); this module supplies the program, the memory p
 launches and the host's update:
 
 1. *Setup* (not a phase): build the program variant, allocate and load the DPUs.
-2. *CPU-DPU*: each DPU's contiguous share of the samples and labels, the settings.
-3. For every launch (:func:`pimopt.algorithms.launches`): *CPU-DPU* the learning rate
-   when it changes; *DPU kernel* the launch; *Inter-DPU* gather OUT from every DPU,
-   :func:`combine` it, the host's update and the broadcast of the model (GA-SGD, MA-SGD)
-   or of ``z`` (ADMM) for the next launch.
+2. *CPU-DPU*: each DPU's contiguous share of the samples and labels, in the program's
+   order (:func:`pimopt.kernel.sample_order`), and the settings.
+3. For every launch (:func:`pimopt.algorithms.launches`): *CPU-DPU* the settings that
+   change (the learning rate, the first step ...); *DPU kernel* the launch; *Inter-DPU*
+   gather OUT from every DPU, :func:`~pyupmem.training.combine` it, the host's update and
+   the broadcast of the model (GA-SGD, MA-SGD) or of ``z`` (ADMM) for the next launch.
 4. *DPU-CPU*: nothing more is left on the DPUs (the last Inter-DPU phase gathered the
    outputs); the phase records reading the DPUs' final settings as a check.
 
-The host combines the DPUs' outputs only through :func:`combine` (a fixed order, so
-that a run across several servers can give the same sums; :func:`combine`,
-:func:`block_sums` and :data:`RANK_DPUS` are :mod:`pyupmem.training`'s).
+The host combines the DPUs' outputs only through :func:`~pyupmem.training.combine` (a
+fixed order, so that a run across several servers can give the same sums; ``combine``,
+``block_sums`` and ``RANK_DPUS``, imported here, are :mod:`pyupmem.training`'s).
 
 **Several servers** (``cluster``, a :class:`pyupmem.distributed.Cluster` of several
 processes, e.g. under ``mpirun``): ``nr_dpus`` is the total over all processes. Each
 process drives its share of the DPUs (:meth:`~pyupmem.distributed.Cluster.dpu_share`:
-whole blocks of :data:`RANK_DPUS`) and gives them exactly the samples, labels and
-settings one process would give those DPUs. At every combine it sums its own blocks
-(:func:`block_sums`) and :meth:`~pyupmem.distributed.Cluster.sum_in_order` adds all the
-cluster's blocks left to right, which is :func:`combine` of all DPUs' outputs bit for bit;
+whole blocks of :data:`~pyupmem.training.RANK_DPUS`) and gives them exactly the
+samples, labels and settings one process would give those DPUs. At every combine it sums
+its own blocks (:func:`~pyupmem.training.block_sums`) and
+:meth:`~pyupmem.distributed.Cluster.sum_in_order` adds all the cluster's blocks left to
+right, which is :func:`~pyupmem.training.combine` of all DPUs' outputs bit for bit;
 every process then makes the same host update, so every process holds the model one
 process with all ``nr_dpus`` DPUs computes, in FP32 and in INT32. The time spent in the
 collective call is the *Inter-server* phase (:data:`pyupmem.timing.INTER_SERVER`), taken
@@ -75,7 +77,7 @@ class TrainResult:
     setup_seconds: float = 0.0  #: building, allocating and loading
     steps: int = 0  #: mini-batch steps of the run (every DPU's, counted once)
     processes: int = 1  #: MPI processes (servers) of the run
-    blocks: int = 1  #: blocks of :data:`RANK_DPUS` DPUs the combine sums first
+    blocks: int = 1  #: blocks of :data:`~pyupmem.training.RANK_DPUS` DPUs the combine sums first
     partial_bytes: int = 0
     """Bytes of one block's partial sum (the model size: float32 or int64 per value)."""
     network_bytes: int = 0
@@ -176,6 +178,10 @@ class Trainer:
         history: list[np.ndarray] = []
         to_bytes = from_bytes = 0
         mode = alg.MODES[c.algorithm]
+        # GA-SGD: the samples of each step over all DPUs (counted once, not at every step)
+        cnts = np.array([cnt for _, cnt in p.shares], dtype=np.int64)
+        step_sizes = [int(np.clip(cnts - k * c.batch, 0, c.batch).sum())
+                      for k in range(n_steps)] if mode == 0 else []
         run = TrainingRun(
             kernel.kernel_source(), name="pimopt_linear", nr_dpus=n_d,
             nr_tasklets=c.n_tasklets, defines=kernel.kernel_defines(c.model, c.fmt),
@@ -184,11 +190,13 @@ class Trainer:
             progress=self.progress, total=c.epochs,
             desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
         my_shares = run.mine(p.shares)
-        # each DPU's share in the program's sample order (kernel.sample_order)
+        # this process's DPUs' shares, each in the program's order (kernel.sample_order)
         order = np.concatenate([start + kernel.sample_order(cnt, c.batch, c.n_tasklets)
-                                for start, cnt in p.shares]).astype(np.intp)
-        samples = per_dpu(x[order], my_shares, max(p.max_share, 1))
-        labels = per_dpu(y.astype(np.int32, copy=False)[order], my_shares,
+                                for start, cnt in my_shares]).astype(np.intp)
+        first = my_shares[0][0]
+        ordered = [(start - first, cnt) for start, cnt in my_shares]  # shares are contiguous
+        samples = per_dpu(x[order], ordered, max(p.max_share, 1))
+        labels = per_dpu(y.astype(np.int32, copy=False)[order], ordered,
                          p.max_share + (p.max_share & 1))
         counts = np.array([cnt for _, cnt in my_shares], dtype=np.uint32).reshape(-1, 1)
         with run:
@@ -215,7 +223,7 @@ class Trainer:
                     from_bytes += outs.nbytes // run.count * n_d  # all servers' DPUs
                     total = run.sum_in_order(outs)
                     if mode == 0:
-                        size = sum(alg.step_count(cnt, k, c.batch) for _, cnt in p.shares)
+                        size = step_sizes[k]
                         if size:
                             model = alg.sgd_update(c.fmt, model, total, size, lr, c.lam)
                     else:
