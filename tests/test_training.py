@@ -97,3 +97,44 @@ def test_a_plan_too_big_for_mram_is_refused_and_frees_the_dpus() -> None:
         with run:
             pass
     assert run.dpus.closed
+
+
+HOST_CHECK = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include "fixed_point.h"
+int main(void)
+{
+    static const int32_t edges[] = {INT32_MIN, -65537, -65536, -65535, -32769, -32768, -1, 0,
+                                    1, 32767, 32768, 65535, 65536, 65537, INT32_MAX};
+    static const int32_t coefs[] = {-32767, -16384, -1, 0, 1, 12345, 32767};
+    uint32_t v = 2463534242u, bad = 0, n = 0;
+    for (unsigned i = 0; i < 2000000; i++) {
+        v ^= v << 13; v ^= v >> 17; v ^= v << 5; /* xorshift32 */
+        int32_t x = i < 15 * 7 ? edges[i % 15] : (int32_t)v;
+        if (i % 3 == 1) x >>= 14; /* many values near +-1.0 */
+        const int32_t c = i < 15 * 7 ? coefs[i / 15] : (int32_t)(v % 65535u) - 32767;
+        bad += mul_q15_near_one(x, c) != mul_q15(x, c);
+        n++;
+    }
+    printf("%u of %u differ\n", bad, n);
+    return bad != 0;
+}
+"""
+
+
+def test_the_one_multiply_product_equals_the_split_one(tmp_path) -> None:
+    import shutil
+    import subprocess
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no host C compiler")
+    (tmp_path / "check.c").write_text(HOST_CHECK)
+    exe = tmp_path / "check"
+    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{include_dir()}",
+                    "-fsanitize=undefined", "-fno-sanitize-recover", "-o", str(exe),
+                    str(tmp_path / "check.c")], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("0 of 2000000 differ")

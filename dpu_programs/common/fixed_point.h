@@ -18,6 +18,17 @@ static inline int32_t mul_q15(int32_t x, int32_t c)
     return (x >> 15) * c + (((x & 0x7FFF) * c + 0x4000) >> 15);
 }
 
+/* mul_q15(x, c) with one multiply instead of two where |x| <= 2^16 (a Q15.16 value within
+ * +-1.0: weights, errors): then |x * c| + 2^14 < 2^31, so (x * c + 0x4000) >> 15 is the
+ * same floor(x * c / 2^15 + 1/2) without overflow. A multiply is a loop of mul_step
+ * instructions on a DPU (and the emulator counts it so), a comparison one instruction. */
+static inline int32_t mul_q15_near_one(int32_t x, int32_t c)
+{
+    if ((uint32_t)x + 65536u <= 131072u)
+        return (x * c + 0x4000) >> 15;
+    return mul_q15(x, c);
+}
+
 /* The exact a + b clamped to the int32 range. */
 static inline int32_t sat_add(int32_t a, int32_t b)
 {

@@ -58,7 +58,7 @@
 #include <mram.h>
 #include <stdint.h>
 
-#include "fixed_point.h" /* mul_q15, sat_add, sat_sub, mul_scaled, float_of_bits */
+#include "fixed_point.h" /* mul_q15_near_one, sat_add, sat_sub, mul_scaled, float_of_bits */
 
 #define CH 128 /* features per chunk: one DMA of 512 bytes */
 #define BLOCK_BYTES 2048 /* the buffers x, b1, b2, b3 together: the largest DMA */
@@ -249,7 +249,7 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, int first,
         const val_t *w = get(VW, c, bf->b1, n);
         for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-            dot = sat_add(dot, mul_q15(w[j], x[j]));
+            dot = sat_add(dot, mul_q15_near_one(w[j], x[j]));
 #else
             const float p = w[j] * x[j];
             dot = dot + p;
@@ -267,7 +267,7 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, int first,
         if (first) {
             for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-                a[j] = mul_q15(g, x[j]); /* sat_add(0, v) is v */
+                a[j] = mul_q15_near_one(g, x[j]); /* sat_add(0, v) is v */
 #else
                 const float zero = 0.0f, p = g * x[j];
                 a[j] = zero + p; /* not p: 0 + -0 is +0 */
@@ -276,7 +276,7 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, int first,
         } else {
             for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-                a[j] = sat_add(a[j], mul_q15(g, x[j]));
+                a[j] = sat_add(a[j], mul_q15_near_one(g, x[j]));
 #else
                 const float p = g * x[j];
                 a[j] = a[j] + p;
