@@ -273,7 +273,6 @@ class TrainingRun:
                                 defines=self._defines, extra_args=self._extra,
                                 include_dirs=[include_dir(), *self._include],
                                 backend=self._backend)
-        self.bar = tqdm(**self._bar_args)
         self.dpus = DpuSet(self.count, backend=self._backend)
         try:
             self.dpus.load(program)
@@ -284,8 +283,8 @@ class TrainingRun:
                     f"leaves {mram / 2**20:.1f} MiB; {self._advice}")
         except BaseException:
             self.dpus.free()
-            self.bar.close()
             raise
+        self.bar = tqdm(**self._bar_args)
         self.setup_seconds = time.perf_counter() - start
         self.timer = PhaseTimer(warmup=0, dpus=self.dpus)
         self._repetition = self.timer.repetitions(1)
