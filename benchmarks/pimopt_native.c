@@ -9,19 +9,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "fixed_point.h" /* the DPU programs' mul_q15, sat_add: dpu_programs/common */
+
 #ifdef FORMAT_INT32
 typedef int32_t val_t;
-static inline int32_t mul15(int32_t x, int32_t c)
-{
-    return (x >> 15) * c + (((x & 0x7FFF) * c + 0x4000) >> 15);
-}
-static inline int32_t sat_add(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
 #else
 typedef float val_t;
 #endif
@@ -88,21 +79,21 @@ int main(int argc, char **argv)
                 val_t dot = 0;
                 for (uint32_t j = 0; j < nf; j++)
 #ifdef FORMAT_INT32
-                    dot = sat_add(dot, mul15(w[j], row[j]));
+                    dot = sat_add(dot, mul_q15(w[j], row[j]));
 #else
                     dot += w[j] * row[j];
 #endif
                 const val_t g = error_of(dot, y[i]);
                 for (uint32_t j = 0; j < nf; j++)
 #ifdef FORMAT_INT32
-                    acc[j] = sat_add(acc[j], mul15(g, row[j]));
+                    acc[j] = sat_add(acc[j], mul_q15(g, row[j]));
 #else
                     acc[j] += g * row[j];
 #endif
             }
             for (uint32_t j = 0; j < nf; j++) /* lr 0.1, lam 1e-3 (INT32: shifts) */
 #ifdef FORMAT_INT32
-                w[j] -= mul15(acc[j] / (int32_t)(hi - lo) * 8 + (mul15(w[j], 16777) >> 9),
+                w[j] -= mul_q15(acc[j] / (int32_t)(hi - lo) * 8 + (mul_q15(w[j], 16777) >> 9),
                               26214) >> 3;
 #else
                 w[j] -= 0.1f * (acc[j] / (float)(hi - lo) + 1e-3f * w[j]);

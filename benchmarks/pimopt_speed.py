@@ -49,7 +49,8 @@ def native(fmt: str, ds: data.DataSet, epochs: int, batch: int, tmp: Path) -> fl
         raise SystemExit("no C compiler (gcc) found")
     exe = tmp / f"native_{fmt}"
     flags = ["-DFORMAT_INT32"] if fmt == "int32" else []
-    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", *flags, "-o", str(exe),
+    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", *flags,
+                    f"-I{HERE.parent / 'dpu_programs' / 'common'}", "-o", str(exe),
                     str(HERE / "pimopt_native.c")], check=True)
     x = raw_features(fmt, ds.x, ds.n_features)
     table = fx.sigmoid_table_f32() if fmt == "fp32" else fx.sigmoid_table_q16()

@@ -2,8 +2,10 @@
 
 **MRAM of one DPU**, from ``DPU_MRAM_HEAP_POINTER``: the DPU's samples, row-major, ``Fp``
 values each (``Fp``: the features padded to even, so that a row is a multiple of 8
-bytes; float32 or Q3.12 int32); at ``labels_offset`` the labels (int32, padded to an
-even count); at ``vectors_offset`` the vectors W, Z, U, OUT and one gradient
+bytes; float32 or Q3.12 int32), in :func:`sample_order` (each tasklet's samples of all
+the steps of an epoch together, so that one DMA brings a tasklet the rows of several
+steps); at ``labels_offset`` the labels in the same order (int32, padded to an even
+count); at ``vectors_offset`` the vectors W, Z, U, OUT and one gradient
 accumulator per tasklet, ``Fp`` values each.
 
 **WRAM**: each tasklet has four buffers of :data:`CHUNK` values and its stack; the
@@ -16,17 +18,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from pyupmem.build import packaged_program
+from pyupmem.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
+from pyupmem.training import STACK_BYTES as STACK_BYTES
+from pyupmem.training import WRAM_BYTES as WRAM_BYTES
+from pyupmem.training import contiguous_shares
 
 KERNEL_SOURCE: Path = (Path(__file__).resolve().parent.parent / "dpu_programs" / "pimopt"
                        / "linear.c")
 """The program's source file in a source tree (and an editable install)."""
-WRAM_BYTES = 64 * 1024
-"""WRAM of one DPU."""
-MRAM_BYTES = 64 * 1024 * 1024
-"""MRAM of one DPU."""
-STACK_BYTES = 1024
-"""Stack of each tasklet (the runtime's default)."""
 WRAM_MARGIN = 4096
 """WRAM kept for the program's and runtime's own variables."""
 CHUNK = 128
@@ -85,14 +87,43 @@ class MemoryPlan:
 
 
 def dpu_shares(n: int, n_dpus: int) -> tuple[tuple[int, int], ...]:
-    """Contiguous shares of ``n`` samples: the first ``n % D`` DPUs take one more."""
-    base, extra = divmod(n, n_dpus)
-    out, start = [], 0
-    for d in range(n_dpus):
-        count = base + (d < extra)
-        out.append((start, count))
-        start += count
-    return tuple(out)
+    """Contiguous shares of ``n`` samples: the first ``n % D`` DPUs take one more
+    (:func:`pyupmem.training.contiguous_shares`)."""
+    return contiguous_shares(n, n_dpus)
+
+
+def sample_order(count: int, batch: int, n_tasklets: int) -> np.ndarray:
+    """The order in which a DPU with ``count`` samples holds them in MRAM: ``order[r]`` is
+    the local sample at row ``r``. Each step ``k`` of an epoch takes the local samples
+    ``[k * batch, min((k + 1) * batch, count))``, split in contiguous parts over the
+    tasklets (the first ``step % T`` one more, :mod:`pimopt.algorithms`); the rows hold
+    tasklet 0's parts of every step in step order, then tasklet 1's, and so on, which is
+    what the DPU program's ``tasklet_row`` computes. Only where a sample lies changes: each
+    tasklet takes the same samples at the same steps as in the plain order.
+    """
+    i = np.arange(int(count), dtype=np.int64)
+    b, t_n = int(batch), int(n_tasklets)
+    full, rest = divmod(int(count), b)
+    k, j = np.divmod(i, b)
+    c = np.where(k < full, b, rest)  # samples of each sample's step
+    share, extra = np.divmod(c, t_n)
+    big = extra * (share + 1)  # samples of the parts that take one more
+    t = np.where(j < big, j // np.maximum(share + 1, 1),
+                 extra + (j - big) // np.maximum(share, 1))
+    offset = j - (t * share + np.minimum(t, extra))
+
+    def start(n: int) -> np.ndarray:
+        s, e = divmod(n, t_n)
+        return t * s + np.minimum(t, e)
+
+    def length(n: int) -> np.ndarray:
+        s, e = divmod(n, t_n)
+        return s + (t < e)
+
+    row = full * start(b) + start(rest) + np.minimum(k, full) * length(b) + offset
+    order = np.empty_like(i)
+    order[row] = i
+    return order
 
 
 def plan(n: int, n_features: int, n_dpus: int, n_tasklets: int) -> MemoryPlan:

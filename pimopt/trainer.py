@@ -5,27 +5,33 @@
 :mod:`pimopt.algorithms`, and the model equals that of
 :func:`pimopt.reference.train_reference` bit for bit.
 
-One run (:meth:`Trainer.train`):
+One run (:meth:`Trainer.train`) follows the training skeleton :mod:`pyupmem.training`
+shares with :mod:`rl` (setup, phases, settings sent when they change, the fixed-order
+combine across DPUs and servers); this module supplies the program, the memory plan, the
+launches and the host's update:
 
 1. *Setup* (not a phase): build the program variant, allocate and load the DPUs.
-2. *CPU-DPU*: each DPU's contiguous share of the samples and labels, the settings.
-3. For every launch (:func:`pimopt.algorithms.launches`): *CPU-DPU* the learning rate
-   when it changes; *DPU kernel* the launch; *Inter-DPU* gather OUT from every DPU,
-   :func:`combine` it, the host's update and the broadcast of the model (GA-SGD, MA-SGD)
-   or of ``z`` (ADMM) for the next launch.
+2. *CPU-DPU*: each DPU's contiguous share of the samples and labels, in the program's
+   order (:func:`pimopt.kernel.sample_order`), and the settings.
+3. For every launch (:func:`pimopt.algorithms.launches`): *CPU-DPU* the settings that
+   change (the learning rate, the first step ...); *DPU kernel* the launch; *Inter-DPU*
+   gather OUT from every DPU, :func:`~pyupmem.training.combine` it, the host's update and
+   the broadcast of the model (GA-SGD, MA-SGD) or of ``z`` (ADMM) for the next launch.
 4. *DPU-CPU*: nothing more is left on the DPUs (the last Inter-DPU phase gathered the
    outputs); the phase records reading the DPUs' final settings as a check.
 
-The host combines the DPUs' outputs only through :func:`combine` (a fixed order, so
-that a run across several servers can give the same sums).
+The host combines the DPUs' outputs only through :func:`~pyupmem.training.combine` (a
+fixed order, so that a run across several servers can give the same sums; ``combine``,
+``block_sums`` and ``RANK_DPUS``, imported here, are :mod:`pyupmem.training`'s).
 
 **Several servers** (``cluster``, a :class:`pyupmem.distributed.Cluster` of several
 processes, e.g. under ``mpirun``): ``nr_dpus`` is the total over all processes. Each
 process drives its share of the DPUs (:meth:`~pyupmem.distributed.Cluster.dpu_share`:
-whole blocks of :data:`RANK_DPUS`) and gives them exactly the samples, labels and
-settings one process would give those DPUs. At every combine it sums its own blocks
-(:func:`block_sums`) and :meth:`~pyupmem.distributed.Cluster.sum_in_order` adds all the
-cluster's blocks left to right, which is :func:`combine` of all DPUs' outputs bit for bit;
+whole blocks of :data:`~pyupmem.training.RANK_DPUS`) and gives them exactly the
+samples, labels and settings one process would give those DPUs. At every combine it sums
+its own blocks (:func:`~pyupmem.training.block_sums`) and
+:meth:`~pyupmem.distributed.Cluster.sum_in_order` adds all the cluster's blocks left to
+right, which is :func:`~pyupmem.training.combine` of all DPUs' outputs bit for bit;
 every process then makes the same host update, so every process holds the model one
 process with all ``nr_dpus`` DPUs computes, in FP32 and in INT32. The time spent in the
 collective call is the *Inter-server* phase (:data:`pyupmem.timing.INTER_SERVER`), taken
@@ -35,58 +41,21 @@ that cross the network.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm.auto import tqdm
 
 import pyupmem
-from pyupmem.distributed import Cluster, sum_in_order
+from pyupmem.distributed import Cluster
+from pyupmem.training import RANK_DPUS, TrainingRun, block_sums, combine, per_dpu
+from pyupmem.training import breakdown as phase_breakdown
 
 from . import algorithms as alg
 from . import fixed_point as fx
 from . import kernel
 from .data import DataSet
 
-RANK_DPUS = 64
-"""DPUs of one hardware rank: :func:`combine` first sums each block of this many DPUs."""
-
-
-def block_sums(partials: np.ndarray) -> np.ndarray:
-    """The sum of each block of :data:`RANK_DPUS` consecutive DPUs' results ``partials``
-    (shape ``(nr_dpus, ...)``; the last block may be short), left to right within the
-    block: shape ``(blocks, ...)``, float32 for float arrays (each sum starts from its
-    first term), int64 (exact) for integer ones. The first step of :func:`combine`.
-
-    Raises:
-        ValueError: ``partials`` holds no DPU's result.
-    """
-    p = np.asarray(partials)
-    if p.ndim < 1 or p.shape[0] == 0:
-        raise ValueError("combine needs at least one DPU's result")
-    if np.issubdtype(p.dtype, np.floating):
-        f = np.float32
-        return np.stack([np.cumsum(p[i:i + RANK_DPUS], axis=0, dtype=f)[-1]
-                         for i in range(0, p.shape[0], RANK_DPUS)])
-    return np.stack([p[i:i + RANK_DPUS].astype(np.int64).sum(axis=0)
-                     for i in range(0, p.shape[0], RANK_DPUS)])
-
-
-def combine(partials: np.ndarray) -> np.ndarray:
-    """The sum of per-DPU results ``partials`` (shape ``(nr_dpus, ...)``) in a fixed order:
-    first the sum of each block of :data:`RANK_DPUS` consecutive DPUs (one hardware
-    rank), left to right (:func:`block_sums`), then the blocks' sums, left to right
-    (:func:`pyupmem.distributed.sum_in_order`, the order a
-    :class:`~pyupmem.distributed.Cluster` follows across servers).
-
-    Float arrays are summed in float32 (each sum starts from its first term), integer
-    arrays exactly in int64.
-
-    Raises:
-        ValueError: ``partials`` holds no DPU's result.
-    """
-    return sum_in_order(block_sums(partials))
+__all__ = ["RANK_DPUS", "TrainResult", "Trainer", "block_sums", "combine"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,7 +77,7 @@ class TrainResult:
     setup_seconds: float = 0.0  #: building, allocating and loading
     steps: int = 0  #: mini-batch steps of the run (every DPU's, counted once)
     processes: int = 1  #: MPI processes (servers) of the run
-    blocks: int = 1  #: blocks of :data:`RANK_DPUS` DPUs the combine sums first
+    blocks: int = 1  #: blocks of :data:`~pyupmem.training.RANK_DPUS` DPUs the combine sums first
     partial_bytes: int = 0
     """Bytes of one block's partial sum (the model size: float32 or int64 per value)."""
     network_bytes: int = 0
@@ -133,15 +102,9 @@ class TrainResult:
                 "total": self.network_bytes}
 
     def breakdown(self) -> dict[str, dict[str, float]]:
-        """``{phase: {"seconds": ..., "estimated_seconds": ...}}`` of the run."""
-        out: dict[str, dict[str, float]] = {}
-        if self.timer is None:
-            return out
-        for name in self.timer.phases():
-            est = self.timer.estimates(name)
-            out[name] = {"seconds": float(sum(self.timer.samples(name))),
-                         "estimated_seconds": float(sum(est)) if est else float("nan")}
-        return out
+        """``{phase: {"seconds": ..., "estimated_seconds": ...}}`` of the run
+        (:func:`pyupmem.training.breakdown`)."""
+        return phase_breakdown(self.timer)
 
 
 class Trainer:
@@ -202,24 +165,10 @@ class Trainer:
         c = self.config
         p = kernel.plan(len(data), data.n_features, c.n_dpus, c.n_tasklets)
         n_d, f = c.n_dpus, data.n_features
-        cluster = self.cluster if self.cluster is not None and self.cluster.size > 1 else None
-        mine = cluster.dpu_share(n_d) if cluster is not None else range(n_d)
-        d0, n_mine = mine.start, len(mine)  # this process's DPUs: d0 .. d0 + n_mine - 1
-        root = cluster is None or cluster.is_root
         fp32 = c.fmt == "fp32"
         dtype = np.float32 if fp32 else np.int32
         x = raw_features(c.fmt, data.x, p.padded)
         y = data.labels(c.model)
-        samples = np.zeros((n_mine, max(p.max_share, 1), p.padded), dtype=dtype)
-        labels = np.zeros((n_mine, p.max_share + (p.max_share & 1)), dtype=np.int32)
-        my_shares = p.shares[d0:d0 + n_mine]
-        for d, (start, count) in enumerate(my_shares):
-            samples[d, :count] = x[start:start + count]
-            labels[d, :count] = y[start:start + count]
-        counts = np.array([cnt for _, cnt in my_shares], dtype=np.uint32).reshape(n_mine, 1)
-        blocks = -(-n_d // RANK_DPUS)
-        partial_bytes = p.padded * (4 if fp32 else 8)
-        network = 0
         n_steps = alg.steps_per_epoch(p.max_share, c.batch)
         plan_launches = alg.launches(c, n_steps)
         table = fx.sigmoid_table_f32() if fp32 else fx.sigmoid_table_q16()
@@ -228,100 +177,73 @@ class Trainer:
         model = np.zeros(p.padded, dtype=dtype)
         history: list[np.ndarray] = []
         to_bytes = from_bytes = 0
-        start_setup = time.perf_counter()
-        program = pyupmem.build_program(
-            kernel.kernel_source(), nr_tasklets=c.n_tasklets, name="pimopt_linear",
-            defines=kernel.kernel_defines(c.model, c.fmt), extra_args=["-ffp-contract=off"],
-            backend=self.backend)
-        bar = tqdm(total=c.epochs, unit="epoch", disable=not (self.progress and root),
-                   leave=False, desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
-        with pyupmem.DpuSet(n_mine, backend=self.backend) as dpus:
-            dpus.load(program)
-            mram = dpus.symbol(heap).size
-            if p.mram_needed > mram:
-                raise ValueError(f"the data need {p.mram_needed / 2**20:.1f} MiB of MRAM, the "
-                                 f"program leaves {mram / 2**20:.1f} MiB; use more DPUs")
-            setup = time.perf_counter() - start_setup
-            timer = pyupmem.PhaseTimer(warmup=0, dpus=dpus)
-            mode = alg.MODES[c.algorithm]
-            for _ in timer.repetitions(1):
-                with timer.phase(pyupmem.CPU_DPU):
-                    for name, value in (("n_features", p.padded), ("mode", mode),
-                                        ("batch", c.batch), ("use_wram", int(p.use_wram)),
-                                        ("labels_offset", p.labels_offset),
-                                        ("vectors_offset", p.vectors_offset),
-                                        ("update_u", 0)):
-                        dpus.broadcast(name, np.uint32(value))
-                    dpus.broadcast("sigmoid_table", table)
-                    dpus.scatter("n_samples", counts)
-                    dpus.scatter(heap, samples)
-                    dpus.scatter(heap, labels, offset=p.labels_offset)
-                    zero = np.zeros(p.padded, dtype=dtype)
-                    for v in range(3):  # W, Z, U
-                        dpus.broadcast(heap, zero, offset=p.vector_offset(v))
-                data_bytes = (samples.nbytes + labels.nbytes) // max(n_mine, 1) * n_d
-                last: tuple[int, int, int] | None = None
-                current_lr = None
-                for i, (epoch, k, n) in enumerate(plan_launches):
-                    lr = c.lr_at(epoch)
-                    with timer.phase(pyupmem.CPU_DPU):
-                        if lr != current_lr:
-                            for name, value in alg.coefficients(c, lr).items():
-                                dpus.broadcast(name, np.uint32(value))
-                            current_lr = lr
-                        if last is None or last[1:] != (k, n):
-                            dpus.broadcast("first_step", np.uint32(k))
-                            dpus.broadcast("nr_steps", np.uint32(n))
-                        if i == 1 and mode == 2:
-                            dpus.broadcast("update_u", np.uint32(1))
-                    last = (epoch, k, n)
-                    with timer.phase(pyupmem.DPU_KERNEL):
-                        dpus.launch()
-                    talk = cluster.seconds if cluster is not None else 0.0
-                    with timer.phase(pyupmem.INTER_DPU):
-                        outs = dpus.gather(heap, dtype, p.padded, offset=p.vector_offset(3))
-                        from_bytes += outs.nbytes // n_mine * n_d  # all servers' DPUs
-                        if cluster is None:
-                            total = combine(outs)
-                        else:
-                            total = cluster.sum_in_order(block_sums(outs))
-                            network += (cluster.size - 1) * blocks * partial_bytes
-                        if mode == 0:
-                            size = sum(alg.step_count(cnt, k, c.batch) for _, cnt in p.shares)
-                            if size:
-                                model = alg.sgd_update(c.fmt, model, total, size, lr, c.lam)
-                        else:
-                            model = alg.mean_of_sum(c.fmt, total, n_d)
-                        if i + 1 < len(plan_launches):
-                            # ADMM sends z; GA-SGD and MA-SGD the model every DPU continues
-                            target = 1 if mode == 2 else 0
-                            dpus.broadcast(heap, model, offset=p.vector_offset(target))
-                            to_bytes += model.nbytes * n_d
-                    self._inter_server(timer, talk)
-                    if k + n == n_steps:
-                        history.append(to_float(c.fmt, model)[:f])
-                        bar.update(1)
-                with timer.phase(pyupmem.DPU_CPU):
-                    done = dpus.gather("n_samples", np.uint32, 1)
-                if not np.array_equal(done.reshape(-1), counts.reshape(-1)):
-                    raise RuntimeError("the DPUs' sample counts changed during training: "
-                                       "this is a bug, please report it")
-        bar.close()
-        return TrainResult(c, model, to_float(c.fmt, model)[:f], history, timer, to_bytes,
-                           from_bytes, data_bytes, len(plan_launches), p.use_wram, setup,
-                           steps=c.epochs * n_steps,
-                           processes=1 if cluster is None else cluster.size,
-                           blocks=blocks, partial_bytes=partial_bytes,
-                           network_bytes=network)
-
-    def _inter_server(self, timer: pyupmem.PhaseTimer, before: float) -> None:
-        """Move the cluster's communication time since ``before`` (its
-        :attr:`~pyupmem.distributed.Cluster.seconds` then) from Inter-DPU to
-        Inter-server. The network is real, not modelled: its estimate is the measured
-        time."""
-        if self.cluster is None or self.cluster.size == 1:
-            return
-        talk = self.cluster.seconds - before
-        timer.add(pyupmem.INTER_DPU, -talk)
-        timer.add(pyupmem.INTER_SERVER, talk)
-        timer.add_estimate(pyupmem.INTER_SERVER, talk)
+        mode = alg.MODES[c.algorithm]
+        # GA-SGD: the samples of each step over all DPUs (counted once, not at every step)
+        cnts = np.array([cnt for _, cnt in p.shares], dtype=np.int64)
+        step_sizes = [int(np.clip(cnts - k * c.batch, 0, c.batch).sum())
+                      for k in range(n_steps)] if mode == 0 else []
+        run = TrainingRun(
+            kernel.kernel_source(), name="pimopt_linear", nr_dpus=n_d,
+            nr_tasklets=c.n_tasklets, defines=kernel.kernel_defines(c.model, c.fmt),
+            extra_args=["-ffp-contract=off"],
+            mram_needed=p.mram_needed, backend=self.backend, cluster=self.cluster,
+            progress=self.progress, total=c.epochs,
+            desc=f"{c.algorithm} {c.model}/{c.fmt} on {n_d} DPUs")
+        my_shares = run.mine(p.shares)
+        # this process's DPUs' shares, each in the program's order (kernel.sample_order)
+        order = np.concatenate([start + kernel.sample_order(cnt, c.batch, c.n_tasklets)
+                                for start, cnt in my_shares]).astype(np.intp)
+        first = my_shares[0][0]
+        ordered = [(start - first, cnt) for start, cnt in my_shares]  # shares are contiguous
+        samples = per_dpu(x[order], ordered, max(p.max_share, 1))
+        labels = per_dpu(y.astype(np.int32, copy=False)[order], ordered,
+                         p.max_share + (p.max_share & 1))
+        counts = np.array([cnt for _, cnt in my_shares], dtype=np.uint32).reshape(-1, 1)
+        with run:
+            dpus = run.dpus
+            run.send({"n_features": p.padded, "mode": mode, "batch": c.batch,
+                      "use_wram": int(p.use_wram), "labels_offset": p.labels_offset,
+                      "vectors_offset": p.vectors_offset, "update_u": 0})
+            with run.phase(pyupmem.CPU_DPU):
+                dpus.broadcast("sigmoid_table", table)
+                dpus.scatter("n_samples", counts)
+                dpus.scatter(heap, samples)
+                dpus.scatter(heap, labels, offset=p.labels_offset)
+                zero = np.zeros(p.padded, dtype=dtype)
+                for v in range(3):  # W, Z, U
+                    dpus.broadcast(heap, zero, offset=p.vector_offset(v))
+            data_bytes = (samples.nbytes + labels.nbytes) // max(run.count, 1) * n_d
+            for i, (epoch, k, n) in enumerate(plan_launches):
+                lr = c.lr_at(epoch)
+                run.send({**alg.coefficients(c, lr), "first_step": k, "nr_steps": n,
+                          "update_u": int(i >= 1 and mode == 2)})
+                run.launch()
+                with run.combining():
+                    outs = dpus.gather(heap, dtype, p.padded, offset=p.vector_offset(3))
+                    from_bytes += outs.nbytes // run.count * n_d  # all servers' DPUs
+                    total = run.sum_in_order(outs)
+                    if mode == 0:
+                        size = step_sizes[k]
+                        if size:
+                            model = alg.sgd_update(c.fmt, model, total, size, lr, c.lam)
+                    else:
+                        model = alg.mean_of_sum(c.fmt, total, n_d)
+                    if i + 1 < len(plan_launches):
+                        # ADMM sends z; GA-SGD and MA-SGD the model every DPU continues
+                        target = 1 if mode == 2 else 0
+                        dpus.broadcast(heap, model, offset=p.vector_offset(target))
+                        to_bytes += model.nbytes * n_d
+                if k + n == n_steps:
+                    history.append(to_float(c.fmt, model)[:f])
+                    run.progress(1)
+            with run.phase(pyupmem.DPU_CPU):
+                done = dpus.gather("n_samples", np.uint32, 1)
+            if not np.array_equal(done.reshape(-1), counts.reshape(-1)):
+                raise RuntimeError("the DPUs' sample counts changed during training: "
+                                   "this is a bug, please report it")
+        return TrainResult(c, model, to_float(c.fmt, model)[:f], history, run.timer, to_bytes,
+                           from_bytes, data_bytes, len(plan_launches), p.use_wram,
+                           run.setup_seconds, steps=c.epochs * n_steps,
+                           processes=run.processes, blocks=run.blocks,
+                           partial_bytes=p.padded * (4 if fp32 else 8),
+                           network_bytes=run.network_bytes)

@@ -39,6 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from pyupmem.build import packaged_program
+from pyupmem.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
+from pyupmem.training import STACK_BYTES as STACK_BYTES
+from pyupmem.training import WRAM_BYTES as WRAM_BYTES
 
 from .datasets import Dataset
 from .layouts import check_layout
@@ -46,9 +49,6 @@ from .layouts import check_layout
 #: The learner program's source file in a source tree (and an editable install).
 KERNEL_SOURCE: Path = Path(__file__).resolve().parent.parent / "dpu_programs" / "rl" / "learner.c"
 
-WRAM_BYTES = 64 * 1024  #: WRAM of one DPU
-MRAM_BYTES = 64 * 1024 * 1024  #: MRAM of one DPU
-STACK_BYTES = 1024  #: stack of each tasklet (the runtime's default)
 WRAM_MARGIN = 2048  #: bytes kept for the program's and runtime's own variables
 RECORD_BYTES = 16  #: bytes per transition record (the full format)
 COMPACT_RECORD_BYTES = 8  #: bytes per compact record (:func:`compact_fits`)

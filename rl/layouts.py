@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyupmem.training import contiguous_shares
+
 #: The layout names :func:`learner_indices` accepts.
 LAYOUTS: tuple[str, ...] = ("block", "stride", "random")
 
@@ -56,7 +58,7 @@ def _check(n: int, n_dpus: int, n_tasklets: int, chunk: int) -> None:
 def dpu_shares(n: int, n_dpus: int) -> list[tuple[int, int]]:
     """``(start, count)`` of every DPU's contiguous share of ``n`` transitions."""
     _check(n, n_dpus, 1, 1)
-    return [split(n, n_dpus, d) for d in range(n_dpus)]
+    return list(contiguous_shares(n, n_dpus))
 
 
 def local_indices(

@@ -8,7 +8,10 @@ pure-Python reference :func:`rl.reference.train_reference` bit for bit for the s
 dataset and settings (its module docstring specifies the update, the layouts, the
 generator and the sync schedule).
 
-One run (:meth:`Trainer.train`):
+One run (:meth:`Trainer.train`) follows the training skeleton :mod:`pyupmem.training`
+shares with :mod:`pimopt` (setup, phases, settings sent when they change, the
+Inter-server phase); this module supplies the program, the memory plan, the launch
+schedule and the combine rule:
 
 1. *Setup* (not one of the four phases): build the program variant
    (:func:`pyupmem.build_program`, cached), allocate the DPUs and load it.
@@ -88,15 +91,14 @@ dataset seeds 1 and 2). Changing one setting at a time:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm.auto import tqdm
 
 import pyupmem
 from pyupmem.distributed import Cluster
+from pyupmem.training import TrainingRun, per_dpu
 
 from . import fixed_point, kernel
 from .combine import combine as combine_tables
@@ -373,18 +375,22 @@ class Trainer:
         plan = self.plan(dataset)
         c = resolve_segments(self.config, len(dataset), dataset.n_states, dataset.n_actions)
         n_s, n_a, n_t = dataset.n_states, dataset.n_actions, c.n_tasklets
-        cluster = self.cluster if self.cluster is not None and self.cluster.size > 1 else None
-        mine = cluster.dpu_share(c.n_dpus) if cluster is not None else range(c.n_dpus)
-        d0, n_d = mine.start, len(mine)  # this process's DPUs: d0 .. d0 + n_d - 1
         fp32 = c.fmt == "fp32"
         dtype = np.float32 if fp32 else np.int32
-        rewards = dataset.rewards_f32() if fp32 else dataset.rewards_q16()
         compact = plan.record_bytes == kernel.COMPACT_RECORD_BYTES
+        run = TrainingRun(
+            kernel.kernel_source(), name="rl_learner", nr_dpus=c.n_dpus, nr_tasklets=n_t,
+            defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk, plan.block,
+                                          n_a, compact),
+            mram_needed=plan.mram_needed, needs="the data and tables",
+            advice="use more DPUs or fewer tasklets", backend=self.backend,
+            cluster=self.cluster, progress=self.progress, total=c.epochs,
+            desc=f"training {c.algorithm}/{c.fmt} on {{dpus}} DPUs")
+        d0, n_d = run.first, run.count  # this process's DPUs: d0 .. d0 + n_d - 1
+        rewards = dataset.rewards_f32() if fp32 else dataset.rewards_q16()
         recs = kernel.records(dataset, rewards, permutation(c.layout, len(dataset), c.seed),
                               compact)
-        shares = np.zeros((n_d, plan.max_share, recs.shape[1]), dtype=np.uint32)
-        for d, (start, count) in enumerate(plan.shares[d0:d0 + n_d]):
-            shares[d, :count] = recs[start:start + count]
+        shares = per_dpu(recs, plan.shares[d0:d0 + n_d], plan.max_share)
         counts = np.array([n for _, n in plan.shares[d0:d0 + n_d]], dtype=np.uint32)
         if fp32:
             coefs = (np.float32(c.alpha).view(np.uint32), np.float32(c.gamma).view(np.uint32))
@@ -397,111 +403,63 @@ class Trainer:
         launches = launch_schedule(c.epochs, c.sync_every, plan.max_share, c.segments)
         expected = [e[d0:d0 + n_d] for e in self._expected_updates(plan, c.segments)]
 
-        setup_start = time.perf_counter()
-        program = pyupmem.build_program(
-            kernel.kernel_source(), nr_tasklets=n_t, name="rl_learner",
-            defines=kernel.kernel_defines(c.algorithm, c.fmt, c.layout, c.chunk, plan.block,
-                                          n_a, compact),
-            backend=self.backend,
-        )
         combined = np.zeros((n_s, n_a), dtype=dtype)
-        root = cluster is None or cluster.is_root
-        bar = tqdm(total=c.epochs, unit="epoch", disable=not (self.progress and root),
-                   leave=False,
-                   desc=f"training {c.algorithm}/{c.fmt} on {n_d} DPUs")
-        with pyupmem.DpuSet(n_d, backend=self.backend) as dpus:
-            dpus.load(program)
-            mram = dpus.symbol(heap).size
-            if plan.mram_needed > mram:
-                raise ValueError(
-                    f"the data and tables need {plan.mram_needed / 2**20:.1f} MiB of MRAM, "
-                    f"but the program leaves {mram / 2**20:.1f} MiB; use more DPUs or fewer "
-                    f"tasklets"
-                )
-            setup = time.perf_counter() - setup_start
-            timer = pyupmem.PhaseTimer(warmup=0, dpus=dpus)
+        with run:
+            dpus = run.dpus
             pair = np.zeros((entries, 2), dtype=np.uint32)  # the combined table, counts 0
             raw = np.empty((n_d, n_t, entries, 2), dtype=np.uint32)  # reused at every sync
             weights: dict[tuple, np.ndarray] = {}  # pooled weights by launches since a sync
             since_sync: list[tuple[int, int]] = []
-            for _ in timer.repetitions(1):
-                with timer.phase(pyupmem.CPU_DPU):
-                    for name, value in (
-                        ("n_states", n_s), ("n_actions", n_a), ("alpha", coefs[0]),
-                        ("gamma_", coefs[1]), ("eps_threshold", eps_threshold(c.epsilon)),
-                        ("use_wram", int(plan.use_wram)), ("tables_offset", plan.tables_offset),
-                        ("combined_offset", plan.combined_offset), ("reset_tables", 1),
-                    ):
-                        dpus.broadcast(name, np.uint32(value))
-                    if c.segments > 1:
-                        dpus.broadcast("segments", np.uint32(c.segments))
-                    dpus.scatter("n_transitions", counts.reshape(n_d, 1))
-                    dpus.scatter("rng_state", rng)
-                    dpus.scatter(heap, shares)
-                    dpus.broadcast(heap, pair, offset=plan.combined_offset)
-                reset = True
-                last_epochs = last_segment = -1
-                expected_total = np.zeros(n_d, dtype=np.int64)  # updates of each DPU
-                for step, segment, sync in launches:
-                    if step != last_epochs:
-                        with timer.phase(pyupmem.CPU_DPU):
-                            dpus.broadcast("epochs", np.uint32(step))
-                        last_epochs = step
-                    if segment != last_segment:
-                        if c.segments > 1:
-                            with timer.phase(pyupmem.CPU_DPU):
-                                dpus.broadcast("segment", np.uint32(segment))
-                        last_segment = segment
-                    with timer.phase(pyupmem.DPU_KERNEL):
-                        dpus.launch()
-                    since_sync.append((step, segment))
-                    expected_total += expected[segment] * step
-                    if reset != sync:
-                        with timer.phase(pyupmem.CPU_DPU):
-                            dpus.broadcast("reset_tables", np.uint32(sync))
-                        reset = sync
-                    if sync:
-                        talk = cluster.seconds if cluster is not None else 0.0
-                        with timer.phase(pyupmem.INTER_DPU):
-                            dpus.gather(heap, offset=plan.tables_offset, out=raw)
-                            q, n = self._views(raw, dtype, n_s, n_a)
-                            combined = self._combine(q, n, combined, weights, since_sync)
-                            since_sync.clear()
-                            pair[:, 0] = combined.reshape(-1).view(np.uint32)
-                            dpus.broadcast(heap, pair, offset=plan.combined_offset)
-                        self._inter_server(timer, talk)
-                    bar.update(step)
-                with timer.phase(pyupmem.DPU_CPU):
-                    raw = dpus.gather(heap, np.uint32, (n_t, entries, 2),
-                                      offset=plan.tables_offset)
-                    states = dpus.gather("rng_state", np.uint32, n_t)
-                    updates = dpus.gather("updates", np.uint32, n_t)
-                self._check_updates(updates, expected_total, d0)
-                talk = cluster.seconds if cluster is not None else 0.0
-                with timer.phase(pyupmem.INTER_DPU):
-                    q, n = self._split(raw, dtype, n_s, n_a)
-                    final = self._combine(q, n, combined, weights, since_sync)
-                self._inter_server(timer, talk)
-        bar.close()
+            settings = {
+                "n_states": n_s, "n_actions": n_a, "alpha": coefs[0], "gamma_": coefs[1],
+                "eps_threshold": eps_threshold(c.epsilon), "use_wram": int(plan.use_wram),
+                "tables_offset": plan.tables_offset, "combined_offset": plan.combined_offset,
+                "reset_tables": 1,
+            }
+            if c.segments > 1:
+                settings["segments"] = c.segments
+            run.send(settings)
+            with run.phase(pyupmem.CPU_DPU):
+                dpus.scatter("n_transitions", counts.reshape(n_d, 1))
+                dpus.scatter("rng_state", rng)
+                dpus.scatter(heap, shares)
+                dpus.broadcast(heap, pair, offset=plan.combined_offset)
+            expected_total = np.zeros(n_d, dtype=np.int64)  # updates of each DPU
+            for step, segment, sync in launches:
+                run.send({"epochs": step, **({"segment": segment} if c.segments > 1 else {})})
+                run.launch()
+                since_sync.append((step, segment))
+                expected_total += expected[segment] * step
+                run.send({"reset_tables": int(sync)})
+                if sync:
+                    with run.combining():
+                        dpus.gather(heap, offset=plan.tables_offset, out=raw)
+                        q, n = self._views(raw, dtype, n_s, n_a)
+                        combined = self._combine(q, n, combined, weights, since_sync,
+                                                 run.cluster)
+                        since_sync.clear()
+                        pair[:, 0] = combined.reshape(-1).view(np.uint32)
+                        dpus.broadcast(heap, pair, offset=plan.combined_offset)
+                run.progress(step)
+            with run.phase(pyupmem.DPU_CPU):
+                raw = dpus.gather(heap, np.uint32, (n_t, entries, 2),
+                                  offset=plan.tables_offset)
+                states = dpus.gather("rng_state", np.uint32, n_t)
+                updates = dpus.gather("updates", np.uint32, n_t)
+            self._check_updates(updates, expected_total, d0)
+            with run.combining():
+                q, n = self._split(raw, dtype, n_s, n_a)
+                final = self._combine(q, n, combined, weights, since_sync, run.cluster)
         return TrainResult(
-            c, final, q, n, states.reshape(-1).copy(), timer=timer,
+            c, final, q, n, states.reshape(-1).copy(), timer=run.timer,
             tables_in="wram" if plan.use_wram else "mram",
-            updates=c.epochs * len(dataset), seconds=timer.total(), setup_seconds=setup,
-            first_dpu=d0,
+            updates=c.epochs * len(dataset), seconds=run.timer.total(),
+            setup_seconds=run.setup_seconds, first_dpu=d0,
         )
 
-    def _inter_server(self, timer: pyupmem.PhaseTimer, before: float) -> None:
-        """Move the cluster's communication time since ``before`` (its
-        :attr:`~pyupmem.distributed.Cluster.seconds` then) from Inter-DPU to Inter-server."""
-        if self.cluster is None or self.cluster.size == 1:
-            return
-        talk = self.cluster.seconds - before
-        timer.add(pyupmem.INTER_DPU, -talk)
-        timer.add(pyupmem.INTER_SERVER, talk)
-
     def _combine(self, q: np.ndarray, n: np.ndarray, previous: np.ndarray,
-                 cache: dict[tuple, np.ndarray], since_sync: list[tuple[int, int]]
-                 ) -> np.ndarray:
+                 cache: dict[tuple, np.ndarray], since_sync: list[tuple[int, int]],
+                 cluster: Cluster | None) -> np.ndarray:
         """The combined table of learner tables ``q`` and counts ``n``. The pooled weights
         depend only on the counts, and the counts since the last sync only on the
         launches (epochs, segment) made since: the weights are computed once per such
@@ -512,10 +470,10 @@ class Trainer:
         if c.combine == "pooled":
             key = tuple(since_sync)
             if key not in cache:
-                cache[key] = pooled_weights(n, lr, cluster=self.cluster)
+                cache[key] = pooled_weights(n, lr, cluster=cluster)
             w = cache[key]
         return combine_tables(q, n, c.combine, previous, lr, w, block=c.block_learners,
-                              cluster=self.cluster)
+                              cluster=cluster)
 
     @staticmethod
     def _views(raw: np.ndarray, dtype, n_s: int, n_a: int) -> tuple[np.ndarray, np.ndarray]:

@@ -38,10 +38,12 @@ SCRIPT_ARGS = {
     "timing_examples.py": ["{tmp}"],  # the timeline figure and trace go there
 }
 # Files that run scripts build without naming them: the SDK project (make builds all of
-# it) and the rl package's DPU program (built by rl.trainer in the RL tutorial).
+# it) and the rl package's DPU program with the header it includes (built by rl.trainer in
+# the RL tutorial).
 BUILT_BY_SCRIPTS = {
     *(p.resolve() for p in (TUTORIALS / "sdk_project").rglob("*") if p.is_file()),
     (ROOT / "dpu_programs" / "rl" / "learner.c").resolve(),
+    (ROOT / "dpu_programs" / "common" / "fixed_point.h").resolve(),
 }
 # Notebook pages (myst-nb) show their cells and stored outputs; tests/test_notebook.py
 # executes each notebook and checks that its stored outputs are what it prints.

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pimopt import algorithms as alg
-from pimopt import data, fixed_point, reference
+from pimopt import data, fixed_point, kernel, reference
 from pimopt.trainer import RANK_DPUS, Trainer, combine
 
 
@@ -99,5 +99,42 @@ def test_reference_is_bit_exact_when_rows_come_in_blocks(fmt, n, f, tasklets, wr
     assert r.wram is wram
     ref = reference.train_reference(
         ds, alg.make_config(n_dpus=2, n_tasklets=tasklets, **settings))
+    assert np.any(ref != 0)
+    np.testing.assert_array_equal(r.raw.view(np.uint32), ref.view(np.uint32))
+
+
+@pytest.mark.parametrize(("count", "batch", "tasklets"),
+                         [(0, 4, 3), (10, 4, 3), (37, 5, 16), (100, 16, 16), (70, 32, 5)])
+def test_sample_order_puts_each_tasklets_steps_together(count, batch, tasklets):
+    # the plain definition: tasklet by tasklet, step by step, its contiguous part
+    want = []
+    steps = alg.steps_per_epoch(count, batch)
+    for t in range(tasklets):
+        for k in range(steps):
+            lo = k * batch
+            c = alg.step_count(count, k, batch)
+            share, extra = divmod(c, tasklets)
+            begin = lo + t * share + min(t, extra)
+            want += range(begin, begin + share + (t < extra))
+    assert kernel.sample_order(count, batch, tasklets).tolist() == want
+
+
+@pytest.mark.parametrize("fmt", alg.FORMATS)
+@pytest.mark.parametrize(("algorithm", "n", "dpus", "batch", "tasklets", "wram"), [
+    ("ma-sgd", 500, 3, 16, 16, True),  # one sample a tasklet a step: blocks span 4 steps
+    ("ga-sgd", 203, 2, 21, 8, True),   # a short last step, launches that start mid-epoch
+    ("admm", 130, 5, 3, 4, True),      # fewer samples than tasklets in a step
+    ("ma-sgd", 61, 70, 2, 2, True),    # DPUs without samples
+    ("admm", 400, 2, 40, 20, False),   # MRAM placement: rows re-read after every update
+])
+def test_reference_is_bit_exact_when_blocks_span_steps(fmt, algorithm, n, dpus, batch,
+                                                        tasklets, wram):
+    ds = data.dense(n, 24, seed=5)
+    settings = dict(model="lr", algorithm=algorithm, fmt=fmt, epochs=2, batch=batch, lr=0.2,
+                    lam=0.01, rho=0.2, local_steps=5)
+    r = Trainer(nr_dpus=dpus, nr_tasklets=tasklets, **settings).train(ds)
+    assert r.wram is wram
+    ref = reference.train_reference(
+        ds, alg.make_config(n_dpus=dpus, n_tasklets=tasklets, **settings))
     assert np.any(ref != 0)
     np.testing.assert_array_equal(r.raw.view(np.uint32), ref.view(np.uint32))

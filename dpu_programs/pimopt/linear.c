@@ -29,8 +29,12 @@
  *   sigmoid_table    SIG_POINTS values of the sigmoid at -8, -7.75, ..., 8 (float bits or
  *                    Q15.16), interpolated linearly (logistic regression)
  *
- * MRAM, from DPU_MRAM_HEAP_POINTER: the samples, row-major, F values each (float or Q3.12);
- * the labels at labels_offset; the vectors at vectors_offset. OUT holds, after a launch,
+ * MRAM, from DPU_MRAM_HEAP_POINTER: the samples, row-major, F values each (float or Q3.12),
+ * tasklet by tasklet: first every sample tasklet 0 takes in the steps of an epoch, in
+ * step order, then tasklet 1's ... (pimopt/kernel.py, sample_order: the host reorders
+ * each DPU's share so), so that a tasklet's samples over consecutive steps are
+ * consecutive rows; the labels at labels_offset, in the same order; the vectors at
+ * vectors_offset. OUT holds, after a launch,
  * the gradient sum (mode 0), the model w (mode 1) or w + u (mode 2).
  *
  * Tasklets split each step's samples in contiguous ranges; every tasklet sums its
@@ -39,11 +43,14 @@
  * chunks of the model. Every sum has a fixed order, so results are reproducible.
  *
  * Fetching: a tasklet reads its samples in blocks of consecutive rows, one DMA of up to
- * BLOCK_BYTES (2,048 bytes, the largest DMA) for the rows and one for their labels, when
- * a row fits the block buffer (the four chunk buffers, contiguous, when the vectors live
- * in WRAM: then the other three are unused while accumulating; the x buffer alone
- * otherwise); longer rows are read chunk by chunk. Only the fetching changes with the
- * block: every value enters the same operations in the same order.
+ * BLOCK_BYTES (2,048 bytes, the largest DMA), and their labels in blocks of up to
+ * LABEL_BLOCK, when a row fits the block buffer (the four chunk buffers, contiguous, when
+ * the vectors live in WRAM, where the reductions and updates need no buffer; the x
+ * buffer alone otherwise); longer rows are read chunk by chunk. Blocks span steps (the
+ * sample order above), so with one or a few samples a tasklet a step, one DMA serves
+ * several steps: each DMA is a switch point of the emulator and costs DMA time on a DPU.
+ * Only the fetching changes with the block: every value enters the same operations in
+ * the same order.
  */
 #include <alloc.h>
 #include <barrier.h>
@@ -51,9 +58,12 @@
 #include <mram.h>
 #include <stdint.h>
 
+#include "fixed_point.h" /* mul_q15_near_one, sat_add, sat_sub, mul_scaled, float_of_bits */
+
 #define CH 128 /* features per chunk: one DMA of 512 bytes */
 #define BLOCK_BYTES 2048 /* the buffers x, b1, b2, b3 together: the largest DMA */
-#define BLOCK_ROWS 32    /* at most this many rows in one block (their labels' buffer) */
+#define BLOCK_ROWS 32    /* at most this many rows in one block */
+#define LABEL_BLOCK 32   /* labels per DMA (from an even row: 8-byte aligned) */
 #define SIG_POINTS 65
 #define MODE_GRADIENT 0
 #define MODE_LOCAL 1
@@ -87,42 +97,6 @@ __host val_t sigmoid_table[SIG_POINTS + 1];
 BARRIER_INIT(sync_all, NR_TASKLETS);
 
 static val_t *wram_vectors; /* (4 + NR_TASKLETS) * F values in WRAM when use_wram */
-
-#ifdef FORMAT_INT32
-/* x * c / 2^15 rounded half up, for int32 x and |c| <= 32767: no intermediate overflows. */
-static inline int32_t mul15(int32_t x, int32_t c)
-{
-    return (x >> 15) * c + (((x & 0x7FFF) * c + 0x4000) >> 15);
-}
-static inline int32_t sat_add(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
-static inline int32_t sat_sub(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
-/* x times the scaled coefficient (c, s): mul15(x, c) >> s. */
-static inline int32_t smul(int32_t x, uint32_t c, uint32_t s)
-{
-    return mul15(x, (int32_t)c) >> s;
-}
-#else
-static inline float from_bits(uint32_t bits)
-{
-    union {
-        uint32_t u;
-        float f;
-    } v = {.u = bits};
-    return v.f;
-}
-#endif
 
 static inline uintptr_t heap(void)
 {
@@ -219,9 +193,50 @@ static inline uint32_t rows_per_block(void)
     return rows < BLOCK_ROWS ? rows : BLOCK_ROWS;
 }
 
-/* Adds the gradient of one sample (label y) to this tasklet's accumulator: its row in
- * WRAM at xr (a block), or, with xr null, read chunk by chunk from MRAM at row. */
-static void add_sample(const val_t *xr, uintptr_t row, int32_t y, const struct buffers *bf)
+/* Where tasklet me() starts in a step of `count` samples, and how many it takes: the
+ * contiguous split of the step over the tasklets, the first count % T one more. */
+static inline uint32_t part_start(uint32_t count, uint32_t id)
+{
+    const uint32_t share = count / NR_TASKLETS, extra = count % NR_TASKLETS;
+    return id * share + (id < extra ? id : extra);
+}
+static inline uint32_t part_len(uint32_t count, uint32_t id)
+{
+    return count / NR_TASKLETS + (id < count % NR_TASKLETS ? 1 : 0);
+}
+
+/* The MRAM row (in the host's sample order) of tasklet id's first sample of step k: the
+ * rows of the tasklets before it in an epoch, then its own of steps 0 .. k - 1. Every
+ * step but the last with samples holds `batch`; the last `n_samples % batch`. */
+static uint32_t tasklet_row(uint32_t id, uint32_t k)
+{
+    const uint32_t full = n_samples / batch, rest = n_samples % batch;
+    const uint32_t done = k < full ? k : full;
+    return full * part_start(batch, id) + part_start(rest, id) + done * part_len(batch, id) +
+           (k > full ? part_len(rest, id) : 0);
+}
+
+/* A tasklet's samples of one launch, consecutive rows [next, end), and the blocks of
+ * rows and labels it holds (kept across the steps). */
+struct stream {
+    uint32_t next, end;
+    uint32_t rows_first, rows_count;     /* rows in the block buffer */
+    uint32_t labels_first, labels_count; /* labels in lab */
+    int32_t lab[LABEL_BLOCK + 2] __attribute__((aligned(8)));
+};
+
+/* A chunk of this tasklet's accumulator to overwrite: in WRAM, or buf for MRAM. */
+static inline val_t *acc_slot(uint32_t c, val_t *buf)
+{
+    return use_wram ? wram_vectors + (VACC + me()) * n_features + c * CH : buf;
+}
+
+/* Adds the gradient of one sample (label y) to this tasklet's accumulator, or, for its
+ * first sample of the step, sets the accumulator to 0 + that gradient (the same
+ * operations as zeroing it first, without the pass): its row in WRAM at xr (a block),
+ * or, with xr null, read chunk by chunk from MRAM at row. */
+static void add_sample(const val_t *xr, uintptr_t row, int32_t y, int first,
+                       const struct buffers *bf)
 {
     const uint32_t id = me(), nch = (n_features + CH - 1) / CH;
     val_t dot = 0;
@@ -234,7 +249,7 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, const struct b
         const val_t *w = get(VW, c, bf->b1, n);
         for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-            dot = sat_add(dot, mul15(w[j], x[j]));
+            dot = sat_add(dot, mul_q15_near_one(w[j], x[j]));
 #else
             const float p = w[j] * x[j];
             dot = dot + p;
@@ -248,68 +263,96 @@ static void add_sample(const val_t *xr, uintptr_t row, int32_t y, const struct b
         if (!xr && nch > 1)
             mram_read((__mram_ptr void *)(row + c * CH * sizeof(val_t)), bf->x,
                       n * sizeof(val_t));
-        val_t *a = get(VACC + id, c, bf->b2, n);
-        for (uint32_t j = 0; j < n; j++) {
+        val_t *a = first ? acc_slot(c, bf->b2) : get(VACC + id, c, bf->b2, n);
+        if (first) {
+            for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-            a[j] = sat_add(a[j], mul15(g, x[j]));
+                a[j] = mul_q15_near_one(g, x[j]); /* sat_add(0, v) is v */
 #else
-            const float p = g * x[j];
-            a[j] = a[j] + p;
+                const float zero = 0.0f, p = g * x[j];
+                a[j] = zero + p; /* not p: 0 + -0 is +0 */
 #endif
+            }
+        } else {
+            for (uint32_t j = 0; j < n; j++) {
+#ifdef FORMAT_INT32
+                a[j] = sat_add(a[j], mul_q15_near_one(g, x[j]));
+#else
+                const float p = g * x[j];
+                a[j] = a[j] + p;
+#endif
+            }
         }
         put(VACC + id, c, a, n);
     }
 }
 
-/* Adds the gradients of this tasklet's samples [begin, begin + m) to its accumulator. */
-static void accumulate(uint32_t begin, uint32_t m, const struct buffers *bf)
+/* Adds the gradients of this tasklet's next m samples of st to its accumulator (zeroes
+ * it when m is 0), reading rows into block (per rows at a time; 0: chunk by chunk). */
+static void accumulate(struct stream *st, uint32_t m, const struct buffers *bf, val_t *block,
+                       uint32_t per)
 {
     const uint32_t id = me(), nch = (n_features + CH - 1) / CH;
     const uintptr_t labels = heap() + labels_offset;
-    const uint32_t per = rows_per_block(), end = begin + m;
     const uint32_t row_bytes = n_features * sizeof(val_t);
-    int32_t lab[BLOCK_ROWS + 2] __attribute__((aligned(8)));
-    for (uint32_t c = 0; c < nch; c++) { /* zero the accumulator */
-        const uint32_t n = chunk_len(c);
-        val_t *a = use_wram ? get(VACC + id, c, bf->b2, n) : bf->b2;
-        for (uint32_t j = 0; j < n; j++)
-            a[j] = 0;
-        put(VACC + id, c, a, n);
+    if (m == 0) {
+        for (uint32_t c = 0; c < nch; c++) { /* zero the accumulator */
+            const uint32_t n = chunk_len(c);
+            val_t *a = acc_slot(c, bf->b2);
+            for (uint32_t j = 0; j < n; j++)
+                a[j] = 0;
+            put(VACC + id, c, a, n);
+        }
+        return;
     }
-    for (uint32_t i0 = begin; i0 < end;) {
-        const uint32_t k = per == 0 ? 1 : end - i0 < per ? end - i0 : per;
-        const uint32_t first = i0 & ~1u, last = (i0 + k + 1) & ~1u; /* labels, even bounds */
-        mram_read((__mram_ptr void *)(labels + (uintptr_t)first * 4), lab, (last - first) * 4);
-        const uintptr_t block = heap() + (uintptr_t)i0 * row_bytes;
-        if (per)
-            mram_read((__mram_ptr void *)block, bf->x, k * row_bytes);
-        for (uint32_t r = 0; r < k; r++)
-            add_sample(per ? bf->x + r * n_features : 0, block + (uintptr_t)r * row_bytes,
-                       lab[i0 + r - first], bf);
-        i0 += k;
+    for (uint32_t r = 0; r < m; r++) {
+        const uint32_t i = st->next++;
+        if (i - st->labels_first >= st->labels_count) { /* unsigned: also i < first */
+            const uint32_t first = i & ~1u;
+            const uint32_t stop = first + LABEL_BLOCK < st->end ? first + LABEL_BLOCK : st->end;
+            const uint32_t last = (stop + 1) & ~1u; /* labels, even bounds */
+            mram_read((__mram_ptr void *)(labels + (uintptr_t)first * 4), st->lab,
+                      (last - first) * 4);
+            st->labels_first = first;
+            st->labels_count = last - first;
+        }
+        const uintptr_t row = heap() + (uintptr_t)i * row_bytes;
+        const val_t *xr = 0;
+        if (per) {
+            if (i - st->rows_first >= st->rows_count) {
+                const uint32_t k = st->end - i < per ? st->end - i : per;
+                mram_read((__mram_ptr void *)row, block, k * row_bytes);
+                st->rows_first = i;
+                st->rows_count = k;
+            }
+            xr = block + (i - st->rows_first) * n_features;
+        }
+        add_sample(xr, row, st->lab[i - st->labels_first], r == 0, bf);
     }
 }
 
-/* Chunk c of the tasklets' accumulators summed in tasklet order, into bf->b1. */
-static void reduce(uint32_t c, uint32_t n, const struct buffers *bf)
+/* Chunk c of the tasklets' accumulators summed in tasklet order, into sum (the OUT vector
+ * in WRAM placement, bf->b1 in MRAM placement). */
+static void reduce(uint32_t c, uint32_t n, val_t *sum, const struct buffers *bf)
 {
     const val_t *a0 = get(VACC, c, bf->b2, n);
     for (uint32_t j = 0; j < n; j++)
-        bf->b1[j] = a0[j];
+        sum[j] = a0[j];
     for (uint32_t t = 1; t < NR_TASKLETS; t++) {
         const val_t *a = get(VACC + t, c, bf->b2, n);
         for (uint32_t j = 0; j < n; j++) {
 #ifdef FORMAT_INT32
-            bf->b1[j] = sat_add(bf->b1[j], a[j]);
+            sum[j] = sat_add(sum[j], a[j]);
 #else
-            bf->b1[j] = bf->b1[j] + a[j];
+            sum[j] = sum[j] + a[j];
 #endif
         }
     }
 }
 
-/* One SGD step on chunk c of the model from the gradient sum in bf->b1 over count samples. */
-static void update(uint32_t c, uint32_t n, uint32_t count, const struct buffers *bf)
+/* One SGD step on chunk c of the model from the gradient sum in sum over count samples. */
+static void update(uint32_t c, uint32_t n, uint32_t count, const val_t *sum,
+                   const struct buffers *bf)
 {
     val_t *w = get(VW, c, bf->b2, n);
     const val_t *z = 0, *u = 0;
@@ -319,17 +362,17 @@ static void update(uint32_t c, uint32_t n, uint32_t count, const struct buffers 
     }
 #ifdef FORMAT_INT32
     for (uint32_t j = 0; j < n; j++) {
-        const int32_t mean = bf->b1[j] / (int32_t)count * 8;
-        int32_t g = sat_add(mean, smul(w[j], lam, lam_shift));
+        const int32_t mean = sum[j] / (int32_t)count * 8;
+        int32_t g = sat_add(mean, mul_scaled(w[j], lam, lam_shift));
         if (mode == MODE_ADMM)
-            g = sat_add(g, smul(sat_add(sat_sub(w[j], z[j]), u[j]), rho, rho_shift));
-        w[j] = sat_sub(w[j], smul(g, lr, lr_shift));
+            g = sat_add(g, mul_scaled(sat_add(sat_sub(w[j], z[j]), u[j]), rho, rho_shift));
+        w[j] = sat_sub(w[j], mul_scaled(g, lr, lr_shift));
     }
 #else
     const float inv = 1.0f / (float)count;
-    const float lr_f = from_bits(lr), lam_f = from_bits(lam), rho_f = from_bits(rho);
+    const float lr_f = float_of_bits(lr), lam_f = float_of_bits(lam), rho_f = float_of_bits(rho);
     for (uint32_t j = 0; j < n; j++) {
-        const float mean = bf->b1[j] * inv;
+        const float mean = sum[j] * inv;
         const float decay = lam_f * w[j];
         float g = mean + decay;
         if (mode == MODE_ADMM) {
@@ -397,26 +440,26 @@ int main(void)
         }
         barrier_wait(&sync_all);
     }
+    struct stream st = {.next = tasklet_row(id, first_step),
+                        .end = tasklet_row(id, first_step + nr_steps)};
+    val_t *block = use_wram ? space : bf.x;
+    const uint32_t per = rows_per_block();
     for (uint32_t s = 0; s < nr_steps; s++) {
         const uint32_t lo = (first_step + s) * batch;
         const uint32_t hi = lo + batch < n_samples ? lo + batch : n_samples;
         const uint32_t count = lo < n_samples ? hi - lo : 0;
-        const uint32_t share = count / NR_TASKLETS, extra = count % NR_TASKLETS;
-        const uint32_t begin = lo + id * share + (id < extra ? id : extra);
-        accumulate(begin, share + (id < extra ? 1 : 0), &bf);
+        if (!use_wram)
+            st.rows_count = 0; /* x is the updates' scratch in MRAM placement */
+        accumulate(&st, part_len(count, id), &bf, block, per);
         barrier_wait(&sync_all);
         for (uint32_t c = id; c < nch; c += NR_TASKLETS) {
             const uint32_t n = chunk_len(c);
-            reduce(c, n, &bf);
-            if (mode == MODE_GRADIENT) {
-                val_t *out = use_wram ? get(VOUT, c, bf.b2, n) : bf.b1;
-                if (use_wram)
-                    for (uint32_t j = 0; j < n; j++)
-                        out[j] = bf.b1[j];
-                put(VOUT, c, out, n);
-            } else if (count) {
-                update(c, n, count, &bf);
-            }
+            val_t *sum = use_wram ? wram_vectors + VOUT * n_features + c * CH : bf.b1;
+            reduce(c, n, sum, &bf);
+            if (mode == MODE_GRADIENT)
+                put(VOUT, c, sum, n);
+            else if (count)
+                update(c, n, count, sum, &bf);
         }
         barrier_wait(&sync_all);
     }

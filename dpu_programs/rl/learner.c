@@ -57,6 +57,8 @@
 #include <mram.h>
 #include <stdint.h>
 
+#include "fixed_point.h" /* mul_q15, sat_add, sat_sub, float_of_bits */
+
 #ifndef CHUNK
 #define CHUNK 32
 #endif
@@ -121,37 +123,6 @@ __host uint32_t updates[NR_TASKLETS];
 
 BARRIER_INIT(start, NR_TASKLETS);
 
-#ifdef FORMAT_INT32
-/* Q15.16 x times Q0.15 c (0 <= c <= 32767), rounded half up; never overflows. */
-static inline int32_t mul_q15(int32_t x, int32_t c)
-{
-    return (x >> 15) * c + (((x & 0x7FFF) * c + 0x4000) >> 15);
-}
-static inline int32_t sat_add(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
-static inline int32_t sat_sub(int32_t a, int32_t b)
-{
-    int32_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT32_MAX : INT32_MIN;
-    return r;
-}
-#else
-static inline float from_bits(uint32_t bits)
-{
-    union {
-        uint32_t u;
-        float f;
-    } v = {.u = bits};
-    return v.f;
-}
-#endif
-
 static inline uint32_t next_random(uint32_t *x)
 {
     uint32_t v = *x;
@@ -214,7 +185,7 @@ learn(struct learner *l, const struct transition *tr, const int wram)
 #ifdef FORMAT_INT32
     const int32_t r = (int32_t)tr->reward;
 #else
-    const float r = from_bits(tr->reward);
+    const float r = float_of_bits(tr->reward);
 #endif
     value_t target = r;
     if (!terminal) {
@@ -350,8 +321,8 @@ int main(void)
     l.alpha = (int32_t)alpha;
     l.gamma = (int32_t)gamma_;
 #else
-    l.alpha = from_bits(alpha);
-    l.gamma = from_bits(gamma_);
+    l.alpha = float_of_bits(alpha);
+    l.gamma = float_of_bits(gamma_);
 #endif
     struct transition *buffer = mem_alloc(BUFFER * sizeof(struct transition));
     uint32_t count = 0;
