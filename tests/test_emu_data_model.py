@@ -111,7 +111,9 @@ def test_printf_without_stdio_h_reaches_the_log():
         return 0;
     }
     """
-    program = pim.build_program(source, nr_tasklets=1, extra_args=["-Wno-implicit-function-declaration"])
+    program = pim.build_program(
+        source, nr_tasklets=1, extra_args=["-Wno-implicit-function-declaration"]
+    )
     with pim.DpuSet(1, backend="emulator") as dpus:
         dpus.load(program)
         dpus.launch()

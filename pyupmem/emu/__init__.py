@@ -202,9 +202,8 @@ def _build_dpu_library(emulator: Emulator) -> None:
     objects = emulator.root / "obj" / "dpuc"
     objects.mkdir(parents=True)
     src = SOURCE_DIR / "src"
-    sources = sorted(
-        [*(src / "dpulibc").glob("*.c"), *(src / "dpulibc").glob("*.S"), *(src / "dpulib").glob("*.c")]
-    )
+    patterns = (("dpulibc", "*.c"), ("dpulibc", "*.S"), ("dpulib", "*.c"))
+    sources = sorted(path for folder, pattern in patterns for path in (src / folder).glob(pattern))
     built = []
     for source in sources:
         target = objects / f"{source.parent.name}_{source.stem}.o"
@@ -226,7 +225,9 @@ def compiler_include(compiler: str) -> str:
     )
     folder = result.stdout.strip()
     if result.returncode != 0 or not os.path.isdir(folder):
-        raise EmulatorBuildError(f"{compiler} -print-file-name=include gave no folder: {result.stderr}")
+        raise EmulatorBuildError(
+            f"{compiler} -print-file-name=include gave no folder: {result.stderr}"
+        )
     return folder
 
 
@@ -453,9 +454,8 @@ def build(force: bool = False) -> Emulator:
         cost.mkdir(parents=True)
         shutil.copy(SOURCE_DIR / "toolchain" / "dpu_cost_as.py", cost / "dpu_cost_as.py")
         _write_tool(SOURCE_DIR / "toolchain" / "cost-as.in", cost / "as", emulator, compiler)
-        shutil.copy(
-            SOURCE_DIR / "toolchain" / "check_memory.py", emulator.root / "libexec" / "check_memory.py"
-        )
+        libexec = emulator.root / "libexec"
+        shutil.copy(SOURCE_DIR / "toolchain" / "check_memory.py", libexec / "check_memory.py")
         _build_dpu_library(emulator)
         _make_sdk_layout(emulator, compiler)
         done.write_text(json.dumps(_contents(emulator.root), indent=1, sort_keys=True))

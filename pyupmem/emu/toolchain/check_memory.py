@@ -27,9 +27,11 @@ def read_elf32(image: bytes) -> tuple[dict[str, tuple[int, int, int]], dict[str,
     ELF32 little-endian file."""
     if image[:4] != b"\x7fELF" or image[4] != 1:
         raise ValueError("not a 32-bit ELF file")
-    shoff, = struct.unpack_from("<I", image, 0x20)
+    (shoff,) = struct.unpack_from("<I", image, 0x20)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x2E)
-    headers = [struct.unpack_from("<IIIIIIIIII", image, shoff + i * shentsize) for i in range(shnum)]
+    headers = [
+        struct.unpack_from("<IIIIIIIIII", image, shoff + i * shentsize) for i in range(shnum)
+    ]
     names = headers[shstrndx]
 
     def name_at(table_offset: int, index: int) -> str:
@@ -63,7 +65,9 @@ def problems(path: str, chip: str) -> list[str]:
     sections, symbols = read_elf32(image)
     tasklets = word_at(image, sections, symbols["__pyupmem_nr_tasklets"])
     stacks_at = symbols["__pyupmem_stack_sizes"]
-    stacks = [word_at(image, sections, stacks_at + 4 * i) for i in range(min(tasklets, MAX_TASKLETS))]
+    stacks = [
+        word_at(image, sections, stacks_at + 4 * i) for i in range(min(tasklets, MAX_TASKLETS))
+    ]
     found = []
     wram_parts = {name: sections[name][2] for name in WRAM_SECTIONS if name in sections}
     wram = sum(wram_parts.values()) + sum((size + 7) & ~7 for size in stacks)
@@ -71,7 +75,9 @@ def problems(path: str, chip: str) -> list[str]:
         parts = ", ".join(f"{name} {size:,}" for name, size in wram_parts.items())
         sizes = sorted(set(stacks))
         stack_text = (
-            f"{len(stacks)} x {sizes[0]:,}" if len(sizes) == 1 else " + ".join(f"{s:,}" for s in stacks)
+            f"{len(stacks)} x {sizes[0]:,}"
+            if len(sizes) == 1
+            else " + ".join(f"{s:,}" for s in stacks)
         )
         found.append(
             f"WRAM overflowed by {wram - WRAM_BYTES[chip]:,} bytes: the program needs {wram:,} "
@@ -103,7 +109,9 @@ def main(argv: list[str]) -> int:
         print(f"{path}: error: not a DPU program built for the emulator ({error})", file=sys.stderr)
         return 1
     for problem in found:
-        print(f"dpu-upmem-dpurte-clang (pyupmem emulator): error: {path}: {problem}", file=sys.stderr)
+        print(
+            f"dpu-upmem-dpurte-clang (pyupmem emulator): error: {path}: {problem}", file=sys.stderr
+        )
     if found:
         os.remove(path)
         return 1
