@@ -62,7 +62,7 @@ def foreign_binary_problem(header: bytes, backend_kind: str, what: str) -> str |
         )
     if backend_kind == "sdk" and machine != EM_DPU and machine == host:
         return (
-            f"{what} was built for the pyupmem emulator (a host executable, ELF machine "
+            f"{what} was built for the pyupmem emulator (an x32 image of host code, ELF machine "
             f"{machine}), not for the DPU. Fix: rebuild it with the SDK's "
             "dpu-upmem-dpurte-clang (pyupmem.build_program does when the SDK backend is "
             "selected), or run it on the emulator (PYUPMEM_BACKEND=emulator)"

@@ -310,3 +310,82 @@ def test_a_large_local_array_overflows_a_small_stack():
             dpus.launch()
         dpus.load(pim.build_program(source, nr_tasklets=1, defines={"STACK_SIZE_DEFAULT": 9216}))
         dpus.launch()
+
+
+PLAIN_MRAM = """
+#include <stdint.h>
+#include <defs.h>
+#include <mram.h>
+__mram_noinit uint64_t results[4];       /* MRAM, from 0x08000000 */
+__host uint64_t wram_values[4];
+__host uint32_t offset;                  /* the DPU WRAM address of wram_values[1] */
+__host uint64_t through_mram_ptr, through_plain_pointer;
+int main(void)
+{
+    results[1] = 1111;                   /* an __mram variable: reaches MRAM (DMA on a DPU) */
+    __mram_ptr uint64_t *in_mram = &results[1];
+    through_mram_ptr = *in_mram;
+    /* A cast to an ordinary pointer loses the address space (PIM-Opt's mistake). */
+    uint64_t *plain = (uint64_t *)(uintptr_t)((uint32_t)(uintptr_t)&results[0] + offset);
+    through_plain_pointer = *plain;       /* on a DPU: WRAM at the address's low 16 bits */
+    *plain = 2222;
+    return 0;
+}
+"""
+
+
+def _plain_mram_program():
+    return pim.build_program(PLAIN_MRAM, nr_tasklets=1)
+
+
+def test_mram_is_a_second_address_space_and_a_plain_pointer_reaches_wram_as_on_a_dpu(capfd):
+    program = _plain_mram_program()
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        assert dpus.symbol("results").address == 0x08000000
+        target = dpus.symbol("wram_values").address + 8
+        dpus.broadcast("offset", np.uint32(target))
+        dpus.broadcast("wram_values", np.array([7, 8, 9, 10], np.uint64))
+        dpus.launch()
+        assert dpus.gather("through_mram_ptr", np.uint64, 1)[0, 0] == 1111
+        assert dpus.gather("through_plain_pointer", np.uint64, 1)[0, 0] == 8
+        assert list(dpus.gather("wram_values", np.uint64, 4)[0]) == [7, 2222, 9, 10]
+        assert dpus.gather("results", np.uint64, 4)[0, 1] == 1111  # MRAM untouched
+    warning = capfd.readouterr().err
+    assert (
+        f"an ordinary load or store at the MRAM address {0x08000000 + target:#x} reaches WRAM "
+        f"at {target:#06x}" in warning
+    )
+    assert "source0.c:16" in warning  # the line
+
+
+def test_a_plain_access_to_mram_faults_in_strict_mode():
+    program = _plain_mram_program()
+    with pim.DpuSet(1, backend="emulator", strict=True) as dpus:
+        dpus.load(program)
+        dpus.broadcast("offset", np.uint32(dpus.symbol("wram_values").address))
+        with pytest.raises(pim.DpuFaultError, match="only DMA .* reaches MRAM"):
+            dpus.launch()
+
+
+def test_strict_iso_c_keeps_mram_in_the_ordinary_address_space():
+    """Named address spaces are a GNU C extension: with -std=c11, __mram variables are
+    ordinary variables at their MRAM addresses, which the worker then maps."""
+    source = """
+    #include <stdint.h>
+    #include <mram.h>
+    __mram_noinit uint64_t cell[1];
+    __host uint64_t seen;
+    int main(void)
+    {
+        cell[0] = 4242;
+        seen = cell[0] + 1;
+        return 0;
+    }
+    """
+    program = pim.build_program(source, nr_tasklets=1, extra_args=["-std=c11"])
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.launch()
+        assert dpus.gather("seen", np.uint64, 1)[0, 0] == 4243
+        assert dpus.gather("cell", np.uint64, 1)[0, 0] == 4242

@@ -133,6 +133,7 @@
 #define __DPURT_STACK_23 __DPURT_STACK_DEFAULT
 #endif
 #ifndef __ASSEMBLER__
+#include <_dpu_address_space.h>
 #ifdef __cplusplus
 /* In C++ a const has internal linkage unless declared extern. */
 #define __DPURT_EXPORTED_CONST extern const
@@ -142,6 +143,10 @@ int dpu_main(void);
 #define __DPURT_EXPORTED_CONST const
 #endif
 __attribute__((weak, used, section(".dpurt_info"))) __DPURT_EXPORTED_CONST unsigned int __pyupmem_nr_tasklets = NR_TASKLETS;
+#ifdef __DPURT_FLAT_MRAM
+/* This code reaches MRAM at its ordinary addresses: the worker maps it there too. */
+__attribute__((weak, used, section(".dpurt_info"))) __DPURT_EXPORTED_CONST unsigned int __pyupmem_flat_mram = 1;
+#endif
 __attribute__((weak, used, section(".dpurt_info"))) __DPURT_EXPORTED_CONST unsigned int __pyupmem_stack_sizes[24] = {
     __DPURT_STACK_0, __DPURT_STACK_1, __DPURT_STACK_2, __DPURT_STACK_3, __DPURT_STACK_4, __DPURT_STACK_5, __DPURT_STACK_6, __DPURT_STACK_7, __DPURT_STACK_8, __DPURT_STACK_9, __DPURT_STACK_10, __DPURT_STACK_11,
     __DPURT_STACK_12, __DPURT_STACK_13, __DPURT_STACK_14, __DPURT_STACK_15, __DPURT_STACK_16, __DPURT_STACK_17, __DPURT_STACK_18, __DPURT_STACK_19, __DPURT_STACK_20, __DPURT_STACK_21, __DPURT_STACK_22, __DPURT_STACK_23};

@@ -11,12 +11,20 @@
 #define __DPURT_NOINIT_SECTION "dpu_mram_noinit"
 #endif
 
+/* MRAM is a second address space, as on a DPU: an __mram_ptr access, or one of an __mram
+ * variable, goes through gcc's named address space __seg_gs, whose base the emulator points
+ * at the DPU's MRAM; an ordinary load or store at an MRAM address does not reach MRAM.
+ * Named address spaces are a GNU C extension: in C++ and in strict ISO C (-std=c11) MRAM is
+ * also in the ordinary address space (_dpu_program.h tells the worker). */
+#include <_dpu_address_space.h>
+
 #define __host __attribute__((aligned(8), used))
-#define __mram __attribute__((section("dpu_mram"), aligned(8), used))
-#define __mram_noinit __attribute__((section(__DPURT_NOINIT_SECTION), aligned(8), used))
+#define __mram __DPURT_MRAM_SPACE __attribute__((section("dpu_mram"), aligned(8), used))
+#define __mram_noinit                                                                              \
+    __DPURT_MRAM_SPACE __attribute__((section(__DPURT_NOINIT_SECTION), aligned(8), used))
 #define __mram_keep __mram
 #define __mram_noinit_keep __mram_noinit
-#define __mram_ptr
+#define __mram_ptr __DPURT_MRAM_SPACE
 #define __mram_fct
 #define __dma_aligned __attribute__((aligned(8)))
 #define __keep __attribute__((used))

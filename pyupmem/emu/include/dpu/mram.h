@@ -15,15 +15,17 @@ extern "C" { /* C++ DPU programs: the runtime has C linkage */
 
 extern char __sys_used_mram_end[];
 /** The first MRAM byte not used by the program's MRAM variables. */
-#define DPU_MRAM_HEAP_POINTER ((__mram_ptr void *)(__sys_used_mram_end))
+#define DPU_MRAM_HEAP_POINTER ((__mram_ptr void *)(__UINTPTR_TYPE__)(__sys_used_mram_end))
 
 void __dpurt_mram_read(const void *from, void *to, unsigned int nb_of_bytes, const char *file, int line);
 void __dpurt_mram_write(const void *from, void *to, unsigned int nb_of_bytes, const char *file, int line);
 
 #define mram_read(from, to, nb_of_bytes)                                                           \
-    __dpurt_mram_read((const void *)(from), (void *)(to), (nb_of_bytes), __FILE__, __LINE__)
+    __dpurt_mram_read((const void *)(__UINTPTR_TYPE__)(from), (void *)(to), (nb_of_bytes), __FILE__, \
+                      __LINE__)
 #define mram_write(from, to, nb_of_bytes)                                                          \
-    __dpurt_mram_write((const void *)(from), (void *)(to), (nb_of_bytes), __FILE__, __LINE__)
+    __dpurt_mram_write((const void *)(from), (void *)(__UINTPTR_TYPE__)(to), (nb_of_bytes), __FILE__, \
+                       __LINE__)
 
 #ifdef __cplusplus
 }

@@ -15,9 +15,11 @@ void __dpurt_mram_write_unaligned(const void *from, void *dest, unsigned int nb_
 
 /** Reads nb_of_bytes from any MRAM address; returns where in buffer the data starts. */
 #define mram_read_unaligned(from, buffer, nb_of_bytes)                                             \
-    __dpurt_mram_read_unaligned((const void *)(from), (void *)(buffer), (nb_of_bytes), __FILE__, __LINE__)
+    __dpurt_mram_read_unaligned((const void *)(__UINTPTR_TYPE__)(from), (void *)(buffer), (nb_of_bytes), \
+                                __FILE__, __LINE__)
 #define mram_write_unaligned(from, dest, nb_of_bytes)                                              \
-    __dpurt_mram_write_unaligned((const void *)(from), (void *)(dest), (nb_of_bytes), __FILE__, __LINE__)
+    __dpurt_mram_write_unaligned((const void *)(from), (void *)(__UINTPTR_TYPE__)(dest), (nb_of_bytes), \
+                                 __FILE__, __LINE__)
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,4 @@
-/* seqread.h: sequential readers of MRAM through a WRAM cache. The emulator reads
- * MRAM in place, so a pointer returned here stays valid for SEQREAD_CACHE_SIZE bytes. */
+/* seqread.h: sequential readers of MRAM through a WRAM cache, as the SDK's. */
 #ifndef _DPUSYSCORE_SEQREAD_H_
 #define _DPUSYSCORE_SEQREAD_H_
 
@@ -21,41 +20,46 @@ extern "C" { /* C++ DPU programs: the runtime has C linkage */
 typedef uintptr_t seqreader_buffer_t;
 typedef struct {
     seqreader_buffer_t wram_cache;
-    uintptr_t mram_addr;
+    uintptr_t mram_addr; /* the MRAM address of the cache's first byte */
 } seqreader_t;
 
-void __dpurt_check_mram_address(const void *mram_addr, const char *what, const char *file, int line);
-/* A DMA on the DPU's engine: a switch point and its modelled time. */
-void __dpurt_dma(uint32_t latency, uint32_t bytes);
+void __dpurt_mram_read(const void *from, void *to, unsigned int nb_of_bytes, const char *file, int line);
 
+/* As the SDK's: a cache of two SEQREAD_CACHE_SIZE pages, filled by DMA; a pointer it gives
+ * stays valid for SEQREAD_CACHE_SIZE bytes, and crossing into the second page slides the
+ * window one page on (one DMA of both pages). */
 #define seqread_alloc() ((seqreader_buffer_t)mem_alloc(2 * SEQREAD_CACHE_SIZE))
 #define seqread_init(cache, mram_addr, reader)                                                     \
-    __dpurt_seqread_init((cache), (const void *)(mram_addr), (reader), __FILE__, __LINE__)
+    __dpurt_seqread_init((cache), (__UINTPTR_TYPE__)(mram_addr), (reader), __FILE__, __LINE__)
 #define seqread_seek(mram_addr, reader)                                                            \
-    __dpurt_seqread_init((reader)->wram_cache, (const void *)(mram_addr), (reader), __FILE__, __LINE__)
+    __dpurt_seqread_init((reader)->wram_cache, (__UINTPTR_TYPE__)(mram_addr), (reader), __FILE__, \
+                         __LINE__)
 
-static inline void *__dpurt_seqread_init(seqreader_buffer_t cache, const void *mram_addr,
+static inline void *__dpurt_seqread_init(seqreader_buffer_t cache, uintptr_t mram_addr,
                                          seqreader_t *reader, const char *file, int line)
 {
-    __dpurt_check_mram_address(mram_addr, "seqread", file, line);
     reader->wram_cache = cache;
-    reader->mram_addr = (uintptr_t)mram_addr;
-    __dpurt_dma(77, 2 * SEQREAD_CACHE_SIZE); /* the cache fill */
-    return (void *)mram_addr;
+    reader->mram_addr = mram_addr & ~(uintptr_t)7;
+    __dpurt_mram_read((const void *)reader->mram_addr, (void *)cache, 2 * SEQREAD_CACHE_SIZE, file,
+                      line);
+    return (char *)cache + (mram_addr - reader->mram_addr);
 }
 static inline void *seqread_get(void *ptr, uint32_t inc, seqreader_t *reader)
 {
-    (void)reader;
     char *next = (char *)ptr + inc;
-    /* Crossing into the next cache-sized window is where the hardware refills its cache. */
-    if (((uintptr_t)ptr ^ (uintptr_t)next) & ~(uintptr_t)(SEQREAD_CACHE_SIZE - 1))
-        __dpurt_dma(77, SEQREAD_CACHE_SIZE);
+    char *cache = (char *)reader->wram_cache;
+    if (next >= cache + SEQREAD_CACHE_SIZE) {
+        uintptr_t pages = (uintptr_t)(next - cache) / SEQREAD_CACHE_SIZE;
+        reader->mram_addr += pages * SEQREAD_CACHE_SIZE;
+        __dpurt_mram_read((const void *)reader->mram_addr, cache, 2 * SEQREAD_CACHE_SIZE, __FILE__,
+                          __LINE__);
+        next -= pages * SEQREAD_CACHE_SIZE;
+    }
     return next;
 }
 static inline __mram_ptr void *seqread_tell(void *ptr, seqreader_t *reader)
 {
-    (void)reader;
-    return ptr;
+    return (__mram_ptr void *)(reader->mram_addr + (uintptr_t)((char *)ptr - (char *)reader->wram_cache));
 }
 
 #ifdef __cplusplus

@@ -150,7 +150,7 @@ static uintptr_t program_pc(uintptr_t pc, uintptr_t sp)
 /* " in FUNCTION() at FILE:LINE" for a program address, from the program's DWARF line table
  * by binutils' addr2line (gcc's companion, so it is there); "" when it cannot tell. The
  * worker is about to exit: a child process is affordable. */
-static void describe_program_pc(uintptr_t pc, char *out, size_t size)
+void __dpurt_describe_pc(uintptr_t pc, char *out, size_t size)
 {
     out[0] = '\0';
     int pipe_fds[2];
@@ -195,11 +195,15 @@ static void describe_program_pc(uintptr_t pc, char *out, size_t size)
 
 static void on_signal(int signo, siginfo_t *info, void *context)
 {
+    if (signo == SIGSEGV && __dpurt_plain_mram_access(info->si_addr, context))
+        return; /* the access is stepped onto WRAM, as on a DPU */
+    if (signo == SIGTRAP && __dpurt_step_done(context))
+        return;
     uintptr_t pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
     uintptr_t sp = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP];
     char where[256] = "";
     Dl_info symbol;
-    describe_program_pc(program_pc(pc, sp), where, sizeof(where));
+    __dpurt_describe_pc(program_pc(pc, sp), where, sizeof(where));
     if (where[0] != '\0')
         ; /* the program's own file and line */
     else if (pc != 0 && dladdr((void *)pc, &symbol) && symbol.dli_sname != NULL)
@@ -257,7 +261,7 @@ void __dpurt_install_fault_handlers(void)
 void __dpurt_abort(void)
 {
     char where[256] = "";
-    describe_program_pc(program_pc(0, 0), where, sizeof(where));
+    __dpurt_describe_pc(program_pc(0, 0), where, sizeof(where));
     __dpurt_fault(NULL, 0, "abort() called (SIGABRT)%s", where);
 }
 

@@ -90,6 +90,7 @@ static int read_symbols(const uint8_t *file, size_t length, const Elf32_Ehdr *he
                 {"__dpurt_wram_end", &image->wram_end},
                 {"__pyupmem_stack_sizes", &image->stack_sizes},
                 {"__pyupmem_cost_counted", &image->cost_counted},
+                {"__pyupmem_flat_mram", &image->flat_mram},
             };
             for (size_t k = 0; k < sizeof(wanted) / sizeof(wanted[0]); k++)
                 if (strcmp(name, wanted[k].name) == 0)

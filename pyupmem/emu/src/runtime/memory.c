@@ -27,6 +27,12 @@ static int in_mram(uintptr_t address, size_t length)
     return address >= EMU_MRAM_BASE && address <= MRAM_END && length <= MRAM_END - address;
 }
 
+/* Where the worker keeps the MRAM byte at a DPU address inside MRAM (address_spaces.c). */
+static char *mram_at(uintptr_t address)
+{
+    return __dpurt_mram + (address - EMU_MRAM_BASE);
+}
+
 void __dpurt_check_mram_address(const void *mram_addr, const char *what, const char *file, int line)
 {
     if (!in_mram((uintptr_t)mram_addr, 1))
@@ -93,9 +99,9 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
     __dpurt_charge(DMA_ISSUE_COST);
     __dpurt_turn();
     if (to_mram)
-        memmove((void *)mram, (const void *)wram, bytes);
+        memmove(mram_at(mram), (const void *)wram, bytes);
     else
-        memmove((void *)wram, (const void *)mram, bytes);
+        memmove((void *)wram, mram_at(mram), bytes);
     __dpurt_dma_booked(to_mram ? DMA_WRITE_LATENCY : DMA_READ_LATENCY, bytes);
 }
 
@@ -118,7 +124,7 @@ void *__dpurt_mram_read_unaligned(const void *from, void *buffer, unsigned int n
         __dpurt_fault(file, line, "mram_read_unaligned: size %u is above 2048 bytes", n);
     if (!in_mram(start, end - start))
         __dpurt_fault(file, line, "mram_read_unaligned: [%p, +%u) is outside MRAM", from, n);
-    memcpy(buffer, (const void *)start, end - start);
+    memcpy(buffer, mram_at(start), end - start);
     __dpurt_dma(DMA_READ_LATENCY, (uint32_t)(end - start));
     return (char *)buffer + ((uintptr_t)from - start);
 }
@@ -130,7 +136,7 @@ void __dpurt_mram_write_unaligned(const void *from, void *dest, unsigned int n, 
         __dpurt_fault(file, line, "mram_write_unaligned: size %u is above 2048 bytes", n);
     if (!in_mram((uintptr_t)dest, n))
         __dpurt_fault(file, line, "mram_write_unaligned: [%p, +%u) is outside MRAM", dest, n);
-    memcpy(dest, from, n);
+    memcpy(mram_at((uintptr_t)dest), from, n);
     /* a read of the surrounding 8-byte units, then their write */
     uint32_t span = (uint32_t)((((uintptr_t)dest + n + 7) & ~(uintptr_t)7) - ((uintptr_t)dest & ~(uintptr_t)7));
     __dpurt_dma(DMA_READ_LATENCY, span);

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <sys/types.h>
 
 #include "control.h"
 
@@ -43,6 +45,7 @@ struct dpu_image {
     uint32_t wram_start, wram_end;      /* its WRAM: read-only data and variables */
     uint32_t stack_sizes;               /* unsigned[24]: each tasklet's stack, in bytes */
     uint32_t cost_counted;              /* non-zero: the program counts its instructions */
+    uint32_t flat_mram;                 /* non-zero: C++ code, with MRAM in the ordinary space */
 };
 extern struct dpu_image __dpurt_image;
 /* Maps the program in `fd` at its addresses and links it to the runtime; -1 and `error`
@@ -116,6 +119,20 @@ void __dpurt_launch_finished(uint32_t final_state);
 /* Prints a warning once per (rule, source line) for the whole process. */
 void __dpurt_warn_once(const char *rule, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* address_spaces.c: MRAM through gs; an ordinary access at an MRAM address reaches WRAM at
+ * its low 16 bits, as on a DPU */
+extern char *__dpurt_mram; /* where this DPU's MRAM lies in the worker (DPU address 0x08000000) */
+extern volatile sig_atomic_t __dpurt_stepping; /* an instruction is being single-stepped */
+void __dpurt_map_mram(int mram_fd, uint32_t slot_index, bool in_flat_space);
+/* Keeps this DPU's WRAM memfd, for the pages an ordinary MRAM access maps for a moment. */
+void __dpurt_keep_wram(int fd, off_t offset, uintptr_t start, size_t bytes);
+/* SIGSEGV at `address`: true when it was an ordinary access at an MRAM address, now being
+ * stepped; SIGTRAP: true when that step is done. */
+bool __dpurt_plain_mram_access(const void *address, void *context);
+bool __dpurt_step_done(void *context);
+/* " in FUNCTION() at FILE:LINE" for the program's code at `pc` ("" when unknown). */
+void __dpurt_describe_pc(uintptr_t pc, char *out, size_t size);
 
 /* perfcounter.c: the monotonic clock, in nanoseconds */
 uint64_t __dpurt_now_ns(void);

@@ -367,7 +367,7 @@ static void on_preempt_timer(int signo, siginfo_t *info, void *context)
     (void)info;
     ucontext_t *interrupted = context;
     uintptr_t pc = interrupted_pc(context);
-    if (!in_tasklet || pc < program_text_start || pc >= program_text_end)
+    if (!in_tasklet || __dpurt_stepping || pc < program_text_start || pc >= program_text_end)
         return;
     struct tasklet *self = &tasklets[__dpurt.current];
     if (self->runtime_top == 0)

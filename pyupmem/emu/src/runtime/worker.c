@@ -48,30 +48,6 @@ static struct segment wram_segment(void)
     return segment;
 }
 
-/* A DPU uses only the low 26 bits of an MRAM address, so a pointer made from an offset
- * (0x20000 rather than 0x08020000) reaches the same byte, by DMA or by dereference. DMAs
- * wrap in memory.c; for dereferences, map MRAM at its offsets too, from the lowest address
- * the kernel allows (vm.mmap_min_addr, usually 64 KiB): lower offsets still fault. */
-static void map_mram_offsets(int mram_fd, uint32_t slot_index)
-{
-    unsigned long lowest = 65536;
-    FILE *setting = fopen("/proc/sys/vm/mmap_min_addr", "r");
-    if (setting != NULL) {
-        if (fscanf(setting, "%lu", &lowest) != 1)
-            lowest = 65536;
-        fclose(setting);
-    }
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t start = (lowest + page - 1) & ~(page - 1);
-    if (start == 0)
-        start = page;
-    if (start >= EMU_MRAM_SIZE)
-        return;
-    mmap((void *)start, EMU_MRAM_SIZE - start, PROT_READ | PROT_WRITE,
-         MAP_SHARED | MAP_FIXED_NOREPLACE, mram_fd, (off_t)slot_index * EMU_MRAM_SIZE + (off_t)start);
-    /* a failure leaves those addresses unmapped: a dereference there faults, as before */
-}
-
 static void wake_host(void)
 {
     atomic_fetch_add(&__dpurt_control->generation, 1);
@@ -92,11 +68,7 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
     __dpurt.slot = slot;
     __dpurt_install_fault_handlers();
 
-    void *mram = mmap((void *)(uintptr_t)EMU_MRAM_BASE, EMU_MRAM_SIZE, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_FIXED, mram_fd, (off_t)slot_index * EMU_MRAM_SIZE);
-    if (mram == MAP_FAILED)
-        __dpurt_fault(NULL, 0, "cannot map MRAM: %s", strerror(errno));
-    map_mram_offsets(mram_fd, slot_index);
+    __dpurt_map_mram(mram_fd, slot_index, __dpurt_image.flat_mram != 0);
     /* The program's variables as initialised (and relocated) become this DPU's WRAM. */
     off_t wram_offset = (off_t)nth * (off_t)wram->size;
     if (pwrite(wram_fd, (void *)wram->start, wram->size, wram_offset) != (ssize_t)wram->size)
@@ -105,7 +77,7 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
              wram_offset) == MAP_FAILED)
         __dpurt_fault(NULL, 0, "cannot map WRAM: %s", strerror(errno));
     close(mram_fd);
-    close(wram_fd);
+    __dpurt_keep_wram(wram_fd, wram_offset, wram->start, wram->size);
 
     __dpurt.strict = __dpurt_control->strict != 0;
     __dpurt.wram_size = __dpurt_control->wram_size;
