@@ -342,3 +342,46 @@ def test_nop_delay_loops_take_their_time():
     """`__builtin_nop_()` is a DPU instruction: a loop of n nops issues at least n of them."""
     _, (instructions,), _ = launch(5, 1, rounds=1000)
     assert instructions >= 1000
+
+
+DIRECT_MRAM = """
+#include <stdint.h>
+#include <defs.h>
+#include <mram.h>
+__mram_noinit uint64_t cells[64];
+__host uint64_t total;
+__host uint32_t direct;
+int main(void)
+{
+    uint64_t sum = 0;
+    if (direct) {
+        for (unsigned i = 0; i < 64; i++)
+            cells[i] = i;                 /* a DMA write on a DPU */
+        __asm__ volatile("" ::: "memory");
+        for (unsigned i = 0; i < 64; i++)
+            sum += cells[i];              /* a DMA read */
+    } else {
+        for (unsigned i = 0; i < 64; i++)
+            sum += i;
+    }
+    total = sum;
+    return 0;
+}
+"""
+
+
+def test_a_direct_mram_access_costs_a_dma():
+    """An __mram variable or __mram_ptr access is a DMA of 8 bytes on a DPU (the compiler
+    goes through a WRAM temporary): the estimate charges each one as such."""
+    program = pim.build_program(DIRECT_MRAM, nr_tasklets=1)
+    dma = {}
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        for direct in (0, 1):
+            dpus.broadcast("direct", np.uint32(direct))
+            dpus.launch()
+            assert dpus.gather("total", np.uint64, 1)[0, 0] == sum(range(64))
+            dma[direct] = int(dpus.estimate().tasklet_cycles[0, 0, 1])
+    assert dma[0] == 0
+    # 64 reads (77 + 4 cycles) and 64 writes (61 + 4) alone on the DMA engine
+    assert dma[1] == 64 * (77 + 4) + 64 * (61 + 4)

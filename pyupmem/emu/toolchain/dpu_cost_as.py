@@ -24,6 +24,10 @@ more for 64-bit arithmetic and divisions; dozens to thousands for float and doub
 (software on the DPU). The heavy ones are calibrated on the PrIM characterisation's
 throughputs (docs: "Timing").
 
+An access through ``__mram_ptr`` or to an ``__mram`` variable (a ``%gs:`` operand) is a DMA
+on a DPU: a call in front of it (which keeps every register and the flags) charges the
+DMA's time at a switch point, as ``mram_read`` does.
+
 A 32-bit multiply costs what it costs on a DPU, which depends on its operands: the
 runtime's ``__mulsi3`` makes the smaller (unsigned) operand the multiplier and issues one
 ``mul_step`` per bit of it, leaving as soon as the remaining bits are zero (UPMEM's
@@ -224,6 +228,22 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
         if "," in memory[0]:
             cost += 1  # base + index * scale: one more instruction (lsl_add) for the address
     return cost
+
+
+def direct_mram_kind(mnemonic: str, operand_text: str) -> int:
+    """For an instruction that reaches MRAM directly (a ``%gs:`` operand: ``__mram_ptr``
+    and ``__mram`` variables are gcc's ``__seg_gs``), the DMA the DPU compiler makes of it:
+    1 a read, 2 a write, 3 both (read-modify-write); 0 for any other instruction."""
+    operands = _split_operands(operand_text)
+    for index, operand in enumerate(operands):
+        if not operand.startswith("%gs:"):
+            continue
+        base = _base_and_width(mnemonic)[0]
+        destination = index == len(operands) - 1 and len(operands) > 1
+        if not destination or base in ("cmp", "test", "bt"):
+            return 1
+        return 2 if base in MOVES else 3
+    return 0
 
 
 BYTE_LOOPS = {"memcpy", "memmove", "memset"}
@@ -437,6 +457,12 @@ def instrument(assembly: str) -> tuple[str, int]:
             operand_text = parts[1] if len(parts) > 1 else ""
         if insert_at is None:
             insert_at = len(out)
+        direct = direct_mram_kind(mnemonic, operand_text)
+        if direct:
+            # An access through __mram_ptr (gs): a DMA on a DPU. The count is published
+            # first, since the runtime charges the DMA at the tasklet's clock.
+            out.append(f"\tmovq\t{COUNTER}, {PUBLISHED}(%rip)")
+            out.append(f"\tcall\t__dpurt_direct_mram_{direct}")
         counted = multiply_cost(operand_text, byte_registers) if mnemonic == "imull" else None
         if counted is None:
             cost += instruction_cost(mnemonic, operand_text)

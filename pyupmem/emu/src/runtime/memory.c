@@ -105,6 +105,19 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
     __dpurt_dma_booked(to_mram ? DMA_WRITE_LATENCY : DMA_READ_LATENCY, bytes);
 }
 
+/* An __mram_ptr access or one of an __mram variable (a %gs: operand in the program's code,
+ * toolchain/dpu_cost_as.py): the DPU compiler makes it a DMA of the 8-byte unit through a
+ * WRAM temporary, a read for a load and a write for a store (both for a read-modify-write).
+ * The access itself is the program's own instruction, right after. */
+void __dpurt_direct_mram(uint32_t kind)
+{
+    __dpurt_charge(DMA_ISSUE_COST);
+    if (kind & 1u)
+        __dpurt_dma(DMA_READ_LATENCY, 8);
+    if (kind & 2u)
+        __dpurt_dma(DMA_WRITE_LATENCY, 8);
+}
+
 void __dpurt_mram_read(const void *from, void *to, unsigned int n, const char *file, int line)
 {
     dma("mram_read", false, (uintptr_t)from, (uintptr_t)to, n, file, line);

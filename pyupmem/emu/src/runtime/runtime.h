@@ -141,5 +141,7 @@ void __dpurt_perfcounter_reset(void);
 
 /* memory.c */
 void __dpurt_heap_init(void);
+/* The DMA of a direct MRAM access: kind 1 a read, 2 a write, 3 both. */
+void __dpurt_direct_mram(uint32_t kind);
 
 #endif
