@@ -36,8 +36,8 @@
 #include <ucontext.h>
 
 /* Each tasklet has two stacks. Its DPU stack is the one its program sees: the size the
- * program asks for (STACK_SIZE_DEFAULT, STACK_SIZE_TASKLET_<n>), painted at each launch so
- * that check_stack() tells what was never used, with a guard page right below, so that an
+ * program asks for (STACK_SIZE_DEFAULT, STACK_SIZE_TASKLET_<n>), painted at load so
+ * that check_stack() tells what was never used, with a guard right below, so that an
  * overflow faults. Its runtime stack holds the emulator's own frames: the stubs switch to
  * it on every call into the runtime (dpulibc/imports.S), and the coroutine switch keeps
  * its registers there. Host code needs far more stack than a DPU's 1 KiB. */
@@ -58,8 +58,6 @@ struct tasklet {
     uint64_t runtime_top;     /* where the stubs start the runtime's frames */
     char *dpu_stack;          /* lowest byte of its DPU stack; a guard page lies below */
     uint32_t dpu_stack_size;  /* bytes */
-    greg_t preempted_registers[NGREG]; /* where a preemption interrupted it */
-    uint8_t preempted_fpu[512] __attribute__((aligned(16))); /* its SSE state then (fxsave) */
     uint64_t counted_at;      /* __dpurt_instructions when its clock was last brought up to date */
     const void *waits_for;    /* the object a waiting tasklet is blocked on */
     const char *waits_in;     /* the primitive it is blocked in */
@@ -67,6 +65,12 @@ struct tasklet {
 };
 
 static struct tasklet tasklets[EMU_MAX_TASKLETS];
+/* Where a preemption interrupted each tasklet: its registers and SSE state (fxsave). Apart
+ * from `tasklets`, which every launch and switch reads. */
+static struct {
+    greg_t registers[NGREG];
+    uint8_t fpu[512] __attribute__((aligned(16)));
+} preempted_at[EMU_MAX_TASKLETS];
 /* What pick_next scans at every DMA, kept apart from the contexts in a few cache lines
  * (a worker starts each launch with cold caches): each tasklet's state, and its clock,
  * the modelled cycle at which it issues next. */
@@ -323,10 +327,6 @@ static void reset_context(unsigned id)
     frame[7] = (uint64_t)(uintptr_t)__dpurt_trampoline;
     t->sp = frame;
     t->runtime_top = 0;
-    /* Painted, so that check_stack() sees what this launch has not used. */
-    uint64_t *word = (uint64_t *)t->dpu_stack;
-    for (uint32_t i = 0; i < t->dpu_stack_size / 8; i++)
-        word[i] = STACK_PAINT;
     states[id] = RUNNABLE;
     clocks[id] = 0;
     idle_from[id] = idle_until[id] = 0;
@@ -349,12 +349,13 @@ static __attribute__((noreturn)) void on_preempted(void)
     if (__dpurt.counting) {
         /* Its instruction count was in r15: bring its clock up to date, so that the
          * scheduler sees how far it got. */
-        __dpurt_instructions = (uint64_t)self->preempted_registers[REG_R15];
+        __dpurt_instructions = (uint64_t)preempted_at[__dpurt.current].registers[REG_R15];
         count_instructions();
     }
     preempted = 1;
     switch_to_scheduler();
-    __dpurt_resume_context(self->preempted_registers, self->preempted_fpu);
+    __dpurt_resume_context(preempted_at[__dpurt.current].registers,
+                           preempted_at[__dpurt.current].fpu);
 }
 
 /* The preemption timer. It runs on the signal stack, not the DPU stack (which is the
@@ -372,8 +373,10 @@ static void on_preempt_timer(int signo, siginfo_t *info, void *context)
     struct tasklet *self = &tasklets[__dpurt.current];
     if (self->runtime_top == 0)
         return;
-    memcpy(self->preempted_registers, interrupted->uc_mcontext.gregs, sizeof(self->preempted_registers));
-    memcpy(self->preempted_fpu, interrupted->uc_mcontext.fpregs, sizeof(self->preempted_fpu));
+    memcpy(preempted_at[__dpurt.current].registers, interrupted->uc_mcontext.gregs,
+           sizeof(preempted_at[0].registers));
+    memcpy(preempted_at[__dpurt.current].fpu, interrupted->uc_mcontext.fpregs,
+           sizeof(preempted_at[0].fpu));
     interrupted->uc_mcontext.gregs[REG_RSP] = (greg_t)(self->runtime_top - 8); /* as after a call */
     interrupted->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)on_preempted;
 }
@@ -412,6 +415,11 @@ void __dpurt_tasklets_init(void)
         tasklets[id].dpu_stack_size = (sizes[id] + 7u) & ~7u;
         tasklets[id].dpu_stack = guarded_stack(tasklets[id].dpu_stack_size, id);
         __dpurt.stacks_size += tasklets[id].dpu_stack_size;
+        /* Painted once, at load, so that check_stack() sees what was never used since;
+         * a launch touches only the stack it uses. */
+        uint64_t *word = (uint64_t *)tasklets[id].dpu_stack;
+        for (uint32_t i = 0; i < tasklets[id].dpu_stack_size / 8; i++)
+            word[i] = STACK_PAINT;
     }
     program_text_start = __dpurt_image.text_start;
     program_text_end = __dpurt_image.text_end;
