@@ -76,3 +76,32 @@ def test_one_tasklet_runs_every_pattern():
     for mode, (result, seen) in expected.items():
         (dpu,) = run_mode(mode, tasklets=1)
         assert (dpu["result"], dpu["seen"]) == (result, seen), mode
+
+
+def test_released_together_tasklet_0_takes_a_mutex_first():
+    """The pipeline issues the tasklets' first instructions in turn (tasklet t at cycle t),
+    so with equal code tasklet 0 reaches a mutex first, as on a DPU (the SDK's mutex example
+    relies on it), and the others follow in order."""
+    import numpy as np
+
+    import pyupmem as pim
+
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    #include <mutex.h>
+    MUTEX_INIT(lock);
+    __host uint32_t order[NR_TASKLETS];
+    uint32_t next;
+    int main(void)
+    {
+        mutex_lock(lock);
+        order[next++] = me();
+        mutex_unlock(lock);
+        return 0;
+    }
+    """
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(pim.build_program(source, nr_tasklets=16))
+        dpus.launch()
+        assert list(dpus.gather("order", np.uint32, 16)[0]) == list(range(16))

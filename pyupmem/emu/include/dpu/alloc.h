@@ -19,8 +19,8 @@ extern "C" { /* C++ DPU programs: the runtime has C linkage */
 
 void *__dpurt_mem_alloc(size_t size, const char *file, int line);
 #define mem_alloc(size) __dpurt_mem_alloc((size), __FILE__, __LINE__)
-/** Frees everything mem_alloc gave. */
-void mem_reset(void);
+/** Frees everything mem_alloc gave; returns the start of the heap, as the SDK's does. */
+void *mem_reset(void);
 
 #ifdef __cplusplus
 }

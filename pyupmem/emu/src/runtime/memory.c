@@ -192,7 +192,8 @@ void *__dpurt_mem_alloc(size_t size, const char *file, int line)
     return result;
 }
 
-void mem_reset(void)
+void *mem_reset(void)
 {
     heap_used = 0;
+    return heap;
 }

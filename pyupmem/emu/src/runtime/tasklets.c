@@ -328,7 +328,10 @@ static void reset_context(unsigned id)
     t->sp = frame;
     t->runtime_top = 0;
     states[id] = RUNNABLE;
-    clocks[id] = 0;
+    /* The pipeline issues the tasklets' instructions in turn, one per cycle: released
+     * together, tasklet t issues its first instruction t cycles after tasklet 0, so with
+     * equal code tasklet 0 gets to a mutex or a DMA first. */
+    clocks[id] = id;
     idle_from[id] = idle_until[id] = 0;
     memset(&t->times, 0, sizeof(t->times));
     t->counted_at = 0; /* its r15 starts at 0: the frame above is zeroed */
@@ -345,17 +348,16 @@ static uintptr_t interrupted_pc(void *context)
  * interrupted with saved: it lets the scheduler run, then resumes where it was. */
 static __attribute__((noreturn)) void on_preempted(void)
 {
-    struct tasklet *self = &tasklets[__dpurt.current];
+    unsigned self = __dpurt.current;
     if (__dpurt.counting) {
         /* Its instruction count was in r15: bring its clock up to date, so that the
          * scheduler sees how far it got. */
-        __dpurt_instructions = (uint64_t)preempted_at[__dpurt.current].registers[REG_R15];
+        __dpurt_instructions = (uint64_t)preempted_at[self].registers[REG_R15];
         count_instructions();
     }
     preempted = 1;
     switch_to_scheduler();
-    __dpurt_resume_context(preempted_at[__dpurt.current].registers,
-                           preempted_at[__dpurt.current].fpu);
+    __dpurt_resume_context(preempted_at[self].registers, preempted_at[self].fpu);
 }
 
 /* The preemption timer. It runs on the signal stack, not the DPU stack (which is the
