@@ -233,7 +233,9 @@ def run_command(cluster: Cluster, work: Callable[[], int], command: str,
             message = str(error).replace("\n", " ")
             print(f"{command}: error: {message}", file=sys.stderr, flush=True)
         else:
-            time.sleep(1.0)  # let process 0 report the same error first
+            # Process 0 meets the same error, reports it and stops every process: wait for
+            # it (however loaded the machine), and stop them only if it never comes.
+            time.sleep(30.0)
         cluster.comm.Abort(2)
         raise
     except BaseException as error:
