@@ -4,9 +4,10 @@
  * worker that died as a fault, and kills them all when the host frees the set (SIGTERM)
  * or dies (pidfd).
  *
- * Each worker maps its DPU's MRAM (a slice of the host's MRAM memfd) at the DPU's own
- * MRAM addresses, and its WRAM (the program's WRAM segment) onto a slice of the load's
- * WRAM memfd, so the host reads and writes both with plain memcpy. */
+ * Each worker maps its DPU's MRAM (a slice of the host's MRAM memfd) where the program's
+ * __mram_ptr accesses reach it (address_spaces.c), and its WRAM (the program's WRAM
+ * segment) onto a slice of the load's WRAM memfd, so the host reads and writes both with
+ * plain memcpy. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
