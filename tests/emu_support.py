@@ -91,6 +91,33 @@ def build_host(source: str, *flags: str) -> Path:
     return out
 
 
+def cxx_compiler() -> str | None:
+    """The C++ compiler for C++ host programs (g++, else c++), or None when there is none."""
+    return shutil.which("g++") or shutil.which("c++")
+
+
+def build_cxx_host(source: str, output: Path) -> subprocess.CompletedProcess:
+    """Compiles emu_programs/`source` as a C++17 host program against the emulator's libdpu
+    into `output`, with every warning an error; the compiler's result, to assert on."""
+    return subprocess.run(
+        [
+            str(cxx_compiler()),
+            "-std=c++17",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            str(PROGRAMS / source),
+            "-o",
+            str(output),
+            *host_flags(),
+        ],
+        env=toolchain_env(),
+        capture_output=True,
+        text=True,
+    )
+
+
 def run(args: list[str | Path], timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(a) for a in args],

@@ -5,11 +5,18 @@ transfers from C, the energy probe, and the C++ API ``dpu.hpp``."""
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 
 import pytest
-from emu_support import PROGRAMS, build_dpu, build_host, emulator, host_flags, run, toolchain_env
+from emu_support import (
+    build_cxx_host,
+    build_dpu,
+    build_host,
+    cxx_compiler,
+    emulator,
+    run,
+    toolchain_env,
+)
 
 
 @functools.cache
@@ -126,7 +133,7 @@ def test_every_header_compiles_alone_in_c_and_cxx(tmp_path) -> None:
         "dpu_error.h",
         "dpu_macro_utils.h",
     } <= set(headers)
-    cxx = shutil.which("g++") or shutil.which("c++")
+    cxx = cxx_compiler()
     for header in headers:
         source = tmp_path / "one.c"
         source.write_text(f"#include <{header}>\nint main(void) {{ return 0; }}\n")
@@ -152,32 +159,11 @@ def test_every_header_compiles_alone_in_c_and_cxx(tmp_path) -> None:
             assert result.returncode == 0, (header, result.stderr)
 
 
-def _cxx() -> str | None:
-    return shutil.which("g++") or shutil.which("c++")
-
-
-@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler (g++ or c++) on PATH")
+@pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler (g++ or c++) on PATH")
 def test_cxx_api_allocates_loads_copies_execs_and_logs(tmp_path) -> None:
     dpu = build_dpu("sg_kernel.c")
     binary = tmp_path / "hpp_host"
-    pkg = host_flags()
-    compiled = subprocess.run(
-        [
-            _cxx(),
-            "-std=c++17",
-            "-O1",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            str(PROGRAMS / "hpp_host.cpp"),
-            "-o",
-            str(binary),
-            *pkg,
-        ],
-        env=toolchain_env(),
-        capture_output=True,
-        text=True,
-    )
+    compiled = build_cxx_host("hpp_host.cpp", binary)
     assert compiled.returncode == 0, compiled.stderr
     result = run([binary, dpu])
     assert result.returncode == 0, result.stdout + result.stderr

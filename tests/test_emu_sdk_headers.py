@@ -9,7 +9,6 @@ and the C++ header <dpu>."""
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,10 +16,11 @@ import numpy as np
 import pytest
 from emu_support import (
     PROGRAMS,
+    build_cxx_host,
     build_dpu,
     build_host,
+    cxx_compiler,
     emulator,
-    host_flags,
     parse_codes,
     run,
     toolchain_env,
@@ -49,10 +49,6 @@ DPU_ERR_INTERNAL = 1
 DPU_ERR_ELF_INVALID_FILE = 24
 
 
-def _cxx() -> str | None:
-    return shutil.which("g++") or shutil.which("c++")
-
-
 def _compile(compiler: str | Path, source: Path, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(compiler), *flags, "-c", "-o", "/dev/null", str(source)],
@@ -76,7 +72,7 @@ def test_every_dpu_header_compiles_alone_in_c11_and_cxx17(tmp_path: Path) -> Non
         c_source.write_text(f"#include <{header}>\nint main(void) {{ return 0; }}\n")
         result = _compile("dpu-upmem-dpurte-clang", c_source, "-std=c11", *STRICT)
         assert result.returncode == 0, (header, result.stderr)
-        if _cxx():
+        if cxx_compiler():
             cxx_source = tmp_path / "one.cpp"
             cxx_source.write_text(c_source.read_text())
             result = _compile(cxx, cxx_source, "-std=c++17", *STRICT)
@@ -91,18 +87,20 @@ def test_new_host_headers_compile_alone_in_c11_and_cxx17(tmp_path: Path) -> None
         source.write_text(f"#include <{header}>\nint main(void) {{ return 0; }}\n")
         result = _compile("cc", source, "-std=c11", *STRICT, f"-I{include}")
         assert result.returncode == 0, (header, result.stderr)
-        if _cxx():
-            result = _compile(_cxx(), source, "-x", "c++", "-std=c++17", *STRICT, f"-I{include}")
+        if cxx_compiler():
+            result = _compile(
+                cxx_compiler(), source, "-x", "c++", "-std=c++17", *STRICT, f"-I{include}"
+            )
             assert result.returncode == 0, (header, result.stderr)
 
 
-@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler (g++ or c++) on PATH")
+@pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler (g++ or c++) on PATH")
 def test_cxx_header_dpu_compiles_alone_as_cxx17(tmp_path: Path) -> None:
     include = emulator().host_include
     assert (include / "dpu").is_file()
     source = tmp_path / "one.cpp"
     source.write_text("#include <dpu>\nint main() { return dpu::ALLOCATE_ALL == 0; }\n")
-    result = _compile(_cxx(), source, "-std=c++17", *STRICT, f"-I{include}")
+    result = _compile(cxx_compiler(), source, "-std=c++17", *STRICT, f"-I{include}")
     assert result.returncode == 0, result.stderr
 
 
@@ -415,24 +413,10 @@ def test_unsupported_host_calls_say_so_on_stderr() -> None:
     assert "dpu_elf_load is not supported" in result.stderr
 
 
-@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler (g++ or c++) on PATH")
+@pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler (g++ or c++) on PATH")
 def test_cxx_programs_that_include_dpu_build_and_run(tmp_path: Path) -> None:
     binary = tmp_path / "cxx_header"
-    compiled = subprocess.run(
-        [
-            _cxx(),
-            "-std=c++17",
-            "-O1",
-            *STRICT,
-            str(PROGRAMS / "sdk_cxx_header.cpp"),
-            "-o",
-            str(binary),
-            *host_flags(),
-        ],
-        env=toolchain_env(),
-        capture_output=True,
-        text=True,
-    )
+    compiled = build_cxx_host("sdk_cxx_header.cpp", binary)
     assert compiled.returncode == 0, compiled.stderr
     result = run([binary, build_dpu("sdk_stdio_attributes.c")])
     assert result.returncode == 0, result.stdout + result.stderr
@@ -441,7 +425,7 @@ def test_cxx_programs_that_include_dpu_build_and_run(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1] == "OK"
 
 
-@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler (g++ or c++) on PATH")
+@pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler (g++ or c++) on PATH")
 def test_dpu_headers_work_in_a_cxx_dpu_program(tmp_path: Path) -> None:
     binary = tmp_path / "sdk_headers_cxx"
     compiled = subprocess.run(
