@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -82,22 +81,6 @@ void __dpurt_keep_wram(int fd, off_t offset, uintptr_t start, size_t bytes)
     wram_bytes = bytes;
 }
 
-/* The source line of the program's instruction at `pc`, parsed from the fault report's
- * " in f() at file:line". */
-static void where(uintptr_t pc, char *file, size_t size, int *line)
-{
-    char text[256];
-    __dpurt_describe_pc(pc, text, sizeof(text));
-    const char *at = strstr(text, " at ");
-    const char *colon = at ? strrchr(at, ':') : NULL;
-    *line = 0;
-    snprintf(file, size, "?");
-    if (at != NULL && colon != NULL) {
-        snprintf(file, size, "%.*s", (int)(colon - at - 4), at + 4);
-        *line = atoi(colon + 1);
-    }
-}
-
 bool __dpurt_plain_mram_access(const void *address, void *context)
 {
     uintptr_t at = (uintptr_t)address;
@@ -108,9 +91,10 @@ bool __dpurt_plain_mram_access(const void *address, void *context)
     if (flat || !(mram || offset) || !__dpurt_in_program_text(pc) || nr_stepped == 4)
         return false;
     uint32_t wram_address = (uint32_t)at & WRAM_ADDRESS_MASK;
-    char file[160];
-    int line;
-    where(pc, file, sizeof(file), &line);
+    struct dpurt_location where = {.function = "", .file = "?", .line = 0};
+    __dpurt_locate_pc(pc, &where);
+    const char *file = where.file;
+    int line = where.line;
     if (__dpurt.strict)
         __dpurt_fault(file, line,
                       "an ordinary load or store at the MRAM address 0x%lx: on a DPU only DMA "

@@ -147,15 +147,26 @@ static uintptr_t program_pc(uintptr_t pc, uintptr_t sp)
     return caller != 0 ? caller - 1 : 0;
 }
 
-/* " in FUNCTION() at FILE:LINE" for a program address, from the program's DWARF line table
- * by binutils' addr2line (gcc's companion, so it is there); "" when it cannot tell. The
- * worker is about to exit: a child process is affordable. */
-void __dpurt_describe_pc(uintptr_t pc, char *out, size_t size)
+/* Where a program address is in its source: its function, file and line, from the
+ * program's DWARF line table by binutils' addr2line (gcc's companion, so it is there).
+ * A child process per address: the last few answers are kept, for an address that a
+ * warning meets again and again (an ordinary access to MRAM in a loop). */
+bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
 {
-    out[0] = '\0';
+    static struct {
+        uintptr_t pc;
+        bool found;
+        struct dpurt_location where;
+    } known[16];
+    static unsigned next_known;
+    for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (pc != 0 && known[i].pc == pc) {
+            *where = known[i].where;
+            return known[i].found;
+        }
     int pipe_fds[2];
     if (pc == 0 || pipe(pipe_fds) != 0)
-        return;
+        return false;
     char address[32], program[64];
     snprintf(address, sizeof(address), "0x%lx", (unsigned long)pc);
     /* The DPU program's file, which the worker keeps open. */
@@ -182,15 +193,32 @@ void __dpurt_describe_pc(uintptr_t pc, char *out, size_t size)
     if (child > 0)
         waitpid(child, NULL, 0);
     char *function = strtok(text, "\n"), *place = strtok(NULL, "\n");
-    if (function == NULL || place == NULL || strncmp(place, "??", 2) == 0)
-        return;
-    char *discriminator = strstr(place, " (discriminator");
-    if (discriminator != NULL)
-        *discriminator = '\0';
-    if (strcmp(function, "dpu_main") == 0)
-        function = "main"; /* the program's main, renamed by the toolchain */
-    const char *file = strrchr(place, '/');
-    snprintf(out, size, " in %s() at %s", function, file ? file + 1 : place);
+    char *colon = place ? strrchr(place, ':') : NULL;
+    bool found = function != NULL && colon != NULL && strncmp(place, "??", 2) != 0;
+    if (found) {
+        *colon = '\0';
+        if (strcmp(function, "dpu_main") == 0)
+            function = "main"; /* the program's main, renamed by the toolchain */
+        const char *file = strrchr(place, '/');
+        snprintf(where->function, sizeof(where->function), "%s", function);
+        snprintf(where->file, sizeof(where->file), "%s", file ? file + 1 : place);
+        where->line = atoi(colon + 1); /* "12 (discriminator 3)" reads as 12 */
+    }
+    unsigned slot = next_known++ % (sizeof(known) / sizeof(known[0]));
+    known[slot].pc = pc;
+    known[slot].found = found;
+    if (found)
+        known[slot].where = *where;
+    return found;
+}
+
+/* " in FUNCTION() at FILE:LINE" for a program address; "" when it cannot tell. */
+static void describe_program_pc(uintptr_t pc, char *out, size_t size)
+{
+    struct dpurt_location where;
+    out[0] = '\0';
+    if (__dpurt_locate_pc(pc, &where))
+        snprintf(out, size, " in %s() at %s:%d", where.function, where.file, where.line);
 }
 
 static void on_signal(int signo, siginfo_t *info, void *context)
@@ -203,7 +231,7 @@ static void on_signal(int signo, siginfo_t *info, void *context)
     uintptr_t sp = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP];
     char where[256] = "";
     Dl_info symbol;
-    __dpurt_describe_pc(program_pc(pc, sp), where, sizeof(where));
+    describe_program_pc(program_pc(pc, sp), where, sizeof(where));
     if (where[0] != '\0')
         ; /* the program's own file and line */
     else if (pc != 0 && dladdr((void *)pc, &symbol) && symbol.dli_sname != NULL)
@@ -261,7 +289,7 @@ void __dpurt_install_fault_handlers(void)
 void __dpurt_abort(void)
 {
     char where[256] = "";
-    __dpurt_describe_pc(program_pc(0, 0), where, sizeof(where));
+    describe_program_pc(program_pc(0, 0), where, sizeof(where));
     __dpurt_fault(NULL, 0, "abort() called (SIGABRT)%s", where);
 }
 

@@ -131,8 +131,13 @@ void __dpurt_keep_wram(int fd, off_t offset, uintptr_t start, size_t bytes);
  * stepped; SIGTRAP: true when that step is done. */
 bool __dpurt_plain_mram_access(const void *address, void *context);
 bool __dpurt_step_done(void *context);
-/* " in FUNCTION() at FILE:LINE" for the program's code at `pc` ("" when unknown). */
-void __dpurt_describe_pc(uintptr_t pc, char *out, size_t size);
+/* Where the program's code at `pc` is in its source (fault.c); false when unknown. */
+struct dpurt_location {
+    char function[64];
+    char file[128]; /* its name, without folders */
+    int line;
+};
+bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where);
 
 /* perfcounter.c: the monotonic clock, in nanoseconds */
 uint64_t __dpurt_now_ns(void);
