@@ -90,6 +90,7 @@ def test_printf_formats_with_the_dpus_types():
                (unsigned long)-1, wide, (uint64_t)wide, sizeof(long), (void *)0x80,
                "text", 3.14159, 7, 'z', 255u, 6, 42);
         printf("%d %d %d %d %d %d %d %d %.1f %.1f\\n", 1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5);
+        printf("%*d|%.*d|%.*s|%-*.*f|\\n", -4, 7, -1, 5, 2, "abc", 6, 2, 1.0);
         return 0;
     }
     """
@@ -97,10 +98,12 @@ def test_printf_formats_with_the_dpus_types():
         dpus.load(pim.build_program(source, nr_tasklets=1))
         dpus.launch()
         lines = dpus[0].log().splitlines()
-    assert lines[-2] == (
+    assert lines[-3] == (
         "-1294967296 4294967295 1099511627776 1099511627776 4 0x80 text| 3.14|7   |z|ff|    42"
     )
-    assert lines[-1] == "1 2 3 4 5 6 7 8 0.5 1.5"
+    assert lines[-2] == "1 2 3 4 5 6 7 8 0.5 1.5"
+    # '*' widths and precisions: negative width is the '-' flag, negative precision none
+    assert lines[-1] == "7   |5|ab|1.00  |"
 
 
 def test_printf_without_stdio_h_reaches_the_log():

@@ -94,7 +94,6 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
         const char *at = percent + 1;
         char spec[64] = "%";
         size_t used = 1;
-        int stars[2], nr_stars = 0;
         while (*at != '\0' && strchr("-+ #0'", *at) != NULL && used < 16)
             spec[used++] = *at++;
         for (int part = 0; part < 2; part++) {
@@ -104,8 +103,14 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
                 spec[used++] = *at++;
             }
             if (*at == '*') {
-                stars[nr_stars++] = (int)(int32_t)next_integer(arguments);
-                spec[used++] = *at++;
+                /* The argument's value goes into the spec: a negative width is the '-'
+                 * flag, a negative precision none at all (C's rules for '*'). */
+                int value = (int)(int32_t)next_integer(arguments);
+                at++;
+                if (part == 1 && value < 0)
+                    used--; /* the '.' */
+                else
+                    used += (size_t)snprintf(spec + used, sizeof(spec) - used, "%d", value);
             } else {
                 while (*at >= '0' && *at <= '9' && used < 40)
                     spec[used++] = *at++;
@@ -161,21 +166,13 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
                 spec[used++] = conversion;
             }
             spec[used] = '\0';
-            if (conversion == 'c')
-                length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], (int)value)
-                         : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], (int)value)
-                                         : snprintf(piece, sizeof(piece), spec, (int)value);
-            else
-                length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], value)
-                         : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], value)
-                                         : snprintf(piece, sizeof(piece), spec, value);
+            length = conversion == 'c' ? snprintf(piece, sizeof(piece), spec, (int)value)
+                                       : snprintf(piece, sizeof(piece), spec, value);
         } else if (strchr("eEfFgGaA", conversion) != NULL) {
             double value = next_double(arguments);
             spec[used++] = conversion;
             spec[used] = '\0';
-            length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], value)
-                     : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], value)
-                                     : snprintf(piece, sizeof(piece), spec, value);
+            length = snprintf(piece, sizeof(piece), spec, value);
         } else if (conversion == 's' || conversion == 'p') {
             uint32_t address = (uint32_t)next_integer(arguments);
             spec[used++] = conversion;
@@ -183,17 +180,13 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
             if (conversion == 's') {
                 const char *text = address != 0 ? (const char *)(uintptr_t)address : "(null)";
                 /* A string longer than a piece goes out whole, unformatted. */
-                if (nr_stars == 0 && used == 2) {
+                if (used == 2) {
                     emit(&out, text, strlen(text));
                     continue;
                 }
-                length = nr_stars == 2   ? snprintf(piece, sizeof(piece), spec, stars[0], stars[1], text)
-                         : nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], text)
-                                         : snprintf(piece, sizeof(piece), spec, text);
+                length = snprintf(piece, sizeof(piece), spec, text);
             } else {
-                void *pointer = (void *)(uintptr_t)address;
-                length = nr_stars == 1 ? snprintf(piece, sizeof(piece), spec, stars[0], pointer)
-                                       : snprintf(piece, sizeof(piece), spec, pointer);
+                length = snprintf(piece, sizeof(piece), spec, (void *)(uintptr_t)address);
             }
         } else {
             emit(&out, percent, (size_t)(format - percent)); /* not a conversion: as written */
