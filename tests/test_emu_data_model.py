@@ -114,9 +114,11 @@ def test_printf_without_stdio_h_reaches_the_log():
         return 0;
     }
     """
-    program = pim.build_program(
-        source, nr_tasklets=1, extra_args=["-Wno-implicit-function-declaration"]
-    )
+    # gcc knows printf as a builtin and says which header declares it, as DPU clang does.
+    with pytest.warns(pim.CompileWarning, match="include .<stdio.h>"):
+        program = pim.build_program(
+            source, nr_tasklets=1, cache=False, extra_args=["-Wno-implicit-function-declaration"]
+        )
     with pim.DpuSet(1, backend="emulator") as dpus:
         dpus.load(program)
         dpus.launch()
@@ -196,6 +198,63 @@ def test_a_program_over_the_dpus_wram_fails_to_build_naming_the_sizes():
     message = str(caught.value)
     assert "WRAM overflowed by" in message and ".bss 100,000" in message
     assert "__mram_noinit" in message  # the fix
+
+
+PATH_FREE = """
+#include <assert.h>
+#include <alloc.h>
+#include <defs.h>
+#include <mram.h>
+#include <seqread.h>
+#include <stdint.h>
+__mram_noinit uint64_t table[64];
+__dma_aligned uint64_t buffer[8];
+__host uint32_t total;
+int main(void)
+{
+    seqreader_t reader;
+    uint32_t *item = seqread_init(seqread_alloc(), table, &reader);
+    mram_read(table, buffer, sizeof(buffer));
+    assert(buffer[0] == 0);
+    total = *item + (uint32_t)(uintptr_t)mem_alloc(8);
+    return 0;
+}
+"""
+
+
+def test_wram_addresses_do_not_depend_on_where_the_source_lies(tmp_path):
+    # The emulator's messages name the source file; its path must take no WRAM, which on a
+    # DPU holds no such string, or every variable would move with the checkout's folder.
+    addresses = []
+    for folder in ("a", "a_folder_with_a_much_longer_name_than_the_other_one"):
+        source = tmp_path / folder / "kernel.c"
+        source.parent.mkdir()
+        source.write_text(PATH_FREE)
+        with pim.DpuSet(1, backend="emulator") as dpus:
+            loaded = dpus.load(pim.build_program(source, nr_tasklets=1))
+            addresses.append((loaded["buffer"].address, loaded["total"].address))
+            dpus.launch()  # the strings still reach the runtime's messages
+            assert dpus.gather("total", np.uint32, 1)[0] != 0
+    assert addresses[0] == addresses[1]
+
+
+def test_the_c_librarys_messages_take_wram_only_in_a_program_that_calls_strerror():
+    source = """
+    #include <defs.h>
+    #include <stdint.h>
+    #include <string.h>
+    __host uint32_t length;
+    int main(void) { length = CALL; return 0; }
+    """
+    addresses = {}
+    for call in ("0", "(uint32_t)strlen(strerror(me() + 1))"):
+        with pim.DpuSet(1, backend="emulator") as dpus:
+            loaded = dpus.load(pim.build_program(source, nr_tasklets=1, defines={"CALL": call}))
+            addresses[call] = loaded["length"].address
+            dpus.launch()
+            if call != "0":  # strerror(1): EPERM's message
+                assert dpus.gather("length", np.uint32, 1)[0] == len("Operation not permitted")
+    assert addresses["0"] < addresses["(uint32_t)strlen(strerror(me() + 1))"] - 100
 
 
 def test_stacks_count_in_wram_at_build_time():

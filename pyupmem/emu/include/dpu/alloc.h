@@ -6,6 +6,7 @@
 #ifndef _DPUSYSCORE_ALLOC_H_
 #define _DPUSYSCORE_ALLOC_H_
 
+#include <_dpu_diag_string.h>
 #include <stddef.h>
 
 #include <buddy_alloc.h>
@@ -18,7 +19,7 @@ extern "C" { /* C++ DPU programs: the runtime has C linkage */
 #endif
 
 void *__dpurt_mem_alloc(size_t size, const char *file, int line);
-#define mem_alloc(size) __dpurt_mem_alloc((size), __FILE__, __LINE__)
+#define mem_alloc(size) __dpurt_mem_alloc((size), __DPURT_FILE, __LINE__)
 /** Frees everything mem_alloc gave; returns the start of the heap, as the SDK's does. */
 void *mem_reset(void);
 

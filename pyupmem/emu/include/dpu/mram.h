@@ -6,6 +6,7 @@
 #ifndef _DPUSYSCORE_MRAM_H_
 #define _DPUSYSCORE_MRAM_H_
 
+#include <_dpu_diag_string.h>
 #include <attributes.h>
 #include <stdint.h>
 
@@ -21,10 +22,10 @@ void __dpurt_mram_read(const void *from, void *to, unsigned int nb_of_bytes, con
 void __dpurt_mram_write(const void *from, void *to, unsigned int nb_of_bytes, const char *file, int line);
 
 #define mram_read(from, to, nb_of_bytes)                                                           \
-    __dpurt_mram_read((const void *)(__UINTPTR_TYPE__)(from), (void *)(to), (nb_of_bytes), __FILE__, \
+    __dpurt_mram_read((const void *)(__UINTPTR_TYPE__)(from), (void *)(to), (nb_of_bytes), __DPURT_FILE, \
                       __LINE__)
 #define mram_write(from, to, nb_of_bytes)                                                          \
-    __dpurt_mram_write((const void *)(from), (void *)(__UINTPTR_TYPE__)(to), (nb_of_bytes), __FILE__, \
+    __dpurt_mram_write((const void *)(from), (void *)(__UINTPTR_TYPE__)(to), (nb_of_bytes), __DPURT_FILE, \
                        __LINE__)
 
 #ifdef __cplusplus

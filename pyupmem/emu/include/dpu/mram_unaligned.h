@@ -16,10 +16,10 @@ void __dpurt_mram_write_unaligned(const void *from, void *dest, unsigned int nb_
 /** Reads nb_of_bytes from any MRAM address; returns where in buffer the data starts. */
 #define mram_read_unaligned(from, buffer, nb_of_bytes)                                             \
     __dpurt_mram_read_unaligned((const void *)(__UINTPTR_TYPE__)(from), (void *)(buffer), (nb_of_bytes), \
-                                __FILE__, __LINE__)
+                                __DPURT_FILE, __LINE__)
 #define mram_write_unaligned(from, dest, nb_of_bytes)                                              \
     __dpurt_mram_write_unaligned((const void *)(from), (void *)(__UINTPTR_TYPE__)(dest), (nb_of_bytes), \
-                                 __FILE__, __LINE__)
+                                 __DPURT_FILE, __LINE__)
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #ifndef DPUSYSCORE_PROFILING_H
 #define DPUSYSCORE_PROFILING_H
 
+#include <_dpu_diag_string.h>
 #include <attributes.h>
 #include <defs.h>
 #include <limits.h>
@@ -70,9 +71,9 @@ void __profiling_stop(uint32_t *start, uint32_t *count, const char *file, int li
 
 #ifdef DPU_PROFILING
 #define profiling_start(context)                                                                   \
-    __profiling_start(&(context)->start[me()], __FILE__, __LINE__)
+    __profiling_start(&(context)->start[me()], __DPURT_FILE, __LINE__)
 #define profiling_stop(context)                                                                    \
-    __profiling_stop(&(context)->start[me()], &(context)->count[me()], __FILE__, __LINE__)
+    __profiling_stop(&(context)->start[me()], &(context)->count[me()], __DPURT_FILE, __LINE__)
 #else
 #define profiling_start(context)                                                                   \
     do {                                                                                           \

@@ -2,6 +2,7 @@
 #ifndef _DPUSYSCORE_SEQREAD_H_
 #define _DPUSYSCORE_SEQREAD_H_
 
+#include <_dpu_diag_string.h>
 #include <alloc.h>
 #include <attributes.h>
 #include <stdint.h>
@@ -30,9 +31,9 @@ void __dpurt_mram_read(const void *from, void *to, unsigned int nb_of_bytes, con
  * window one page on (one DMA of both pages). */
 #define seqread_alloc() ((seqreader_buffer_t)mem_alloc(2 * SEQREAD_CACHE_SIZE))
 #define seqread_init(cache, mram_addr, reader)                                                     \
-    __dpurt_seqread_init((cache), (__UINTPTR_TYPE__)(mram_addr), (reader), __FILE__, __LINE__)
+    __dpurt_seqread_init((cache), (__UINTPTR_TYPE__)(mram_addr), (reader), __DPURT_FILE, __LINE__)
 #define seqread_seek(mram_addr, reader)                                                            \
-    __dpurt_seqread_init((reader)->wram_cache, (__UINTPTR_TYPE__)(mram_addr), (reader), __FILE__, \
+    __dpurt_seqread_init((reader)->wram_cache, (__UINTPTR_TYPE__)(mram_addr), (reader), __DPURT_FILE, \
                          __LINE__)
 
 static inline void *__dpurt_seqread_init(seqreader_buffer_t cache, uintptr_t mram_addr,
@@ -51,7 +52,7 @@ static inline void *seqread_get(void *ptr, uint32_t inc, seqreader_t *reader)
     if (next >= cache + SEQREAD_CACHE_SIZE) {
         uintptr_t pages = (uintptr_t)(next - cache) / SEQREAD_CACHE_SIZE;
         reader->mram_addr += pages * SEQREAD_CACHE_SIZE;
-        __dpurt_mram_read((const void *)reader->mram_addr, cache, 2 * SEQREAD_CACHE_SIZE, __FILE__,
+        __dpurt_mram_read((const void *)reader->mram_addr, cache, 2 * SEQREAD_CACHE_SIZE, __DPURT_FILE,
                           __LINE__);
         next -= pages * SEQREAD_CACHE_SIZE;
     }

@@ -1,6 +1,7 @@
 /* libc.c: the DPU's C library, built as DPU code (x32). What needs the emulator goes
  * through the imports (runtime/imports.def): the log, faults (abort), the end of a tasklet. The
- * string functions without pointers to pointers are the host's own (LEAF imports). */
+ * string functions without pointers to pointers are the host's own (LEAF imports).
+ * strerror is apart (strerror.c): a program gets its table of messages only when it calls it. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -110,26 +111,6 @@ char *strrev(char *string)
         string[length - 1 - i] = c;
     }
     return string;
-}
-
-char *strerror(int errnum)
-{
-    switch (errnum) {
-    case 0: return "Success";
-    case EPERM: return "Operation not permitted";
-    case ENOENT: return "No such file or directory";
-    case EINTR: return "Interrupted system call";
-    case EIO: return "Input/output error";
-    case EAGAIN: return "Resource temporarily unavailable";
-    case ENOMEM: return "Cannot allocate memory";
-    case EFAULT: return "Bad address";
-    case EBUSY: return "Device or resource busy";
-    case EINVAL: return "Invalid argument";
-    case EDOM: return "Numerical argument out of domain";
-    case ERANGE: return "Numerical result out of range";
-    case EALREADY: return "Operation already in progress";
-    default: return "Unknown error";
-    }
 }
 
 char *strtok_r(char *string, const char *delimiters, char **saveptr)

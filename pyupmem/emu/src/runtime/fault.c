@@ -281,10 +281,6 @@ void __dpurt_install_fault_handlers(void)
         sigaction(signals[i], &action, NULL);
 }
 
-/* assert() of a DPU program: glibc's __assert_fail would print its own line on stderr once
- * per DPU, then abort. Defined here, it wins over libc's for the program (the runtime comes
- * first in the link), and the message goes to the fault only, with the file, line and
- * function that assert() names. */
 /* abort() of a DPU program (stdlib.h): the DPU faults, at the program's call. */
 void __dpurt_abort(void)
 {
@@ -293,11 +289,15 @@ void __dpurt_abort(void)
     __dpurt_fault(NULL, 0, "abort() called (SIGABRT)%s", where);
 }
 
+/* assert() of a DPU program: the message goes to the fault, with the file and line that
+ * assert() names and the function of the program's call (assert.h passes none, to keep
+ * the string out of WRAM). */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
                    const char *function)
 {
+    struct dpurt_location where;
     if (function == NULL)
-        function = "?";
+        function = __dpurt_locate_pc(program_pc(0, 0), &where) ? where.function : "?";
     else if (strcmp(function, "dpu_main") == 0)
         function = "main"; /* the toolchain renames the program's main */
     __dpurt_fault(file, (int)line, "assertion failed: %s in %s()", assertion, function);

@@ -725,11 +725,12 @@ uintptr_t __dpurt_program_return_address(uintptr_t sp)
         if (sp < bottom || sp >= top)
             return 0;
     }
-    /* The return address of the program's call: the first word on its stack that points
-     * into its code (a leaf of the C library may have pushed a few words first). */
+    /* The return address of the program's call: the first word on its stack just past a
+     * byte of its code (a leaf of the C library may have pushed a few words first; a
+     * noreturn call, assert's, can be the code's last instruction). */
     for (uintptr_t at = sp & ~7ul; at + 8 <= top && at < sp + 256; at += 8) {
         uint64_t word = *(const uint64_t *)at;
-        if (__dpurt_in_program_text((uintptr_t)word))
+        if (word != 0 && __dpurt_in_program_text((uintptr_t)word - 1))
             return (uintptr_t)word;
     }
     return 0;
