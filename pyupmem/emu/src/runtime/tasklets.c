@@ -75,6 +75,7 @@ static struct {
  * (a worker starts each launch with cold caches): each tasklet's state, and its clock,
  * the modelled cycle at which it issues next. */
 static uint8_t states[EMU_MAX_TASKLETS];
+static uint32_t runnable; /* bit id: states[id] == RUNNABLE */
 static uint64_t clocks[EMU_MAX_TASKLETS];
 /* The stretch of modelled time [idle_from, idle_until) in which a tasklet does not compete
  * for the pipeline: its last DMA, its sleep (until UINT64_MAX while it still sleeps), or
@@ -105,6 +106,12 @@ void __dpurt_call_dpu(uint64_t entry, uint64_t stack_top, uint64_t *runtime_top,
 /* Resumes a preempted tasklet where it was: every register from `registers`, SSE from
  * `fpu`. */
 void __dpurt_resume_context(const greg_t *registers, const void *fpu) __attribute__((noreturn));
+
+static void set_state(unsigned id, enum tasklet_state state)
+{
+    states[id] = (uint8_t)state;
+    runnable = state == RUNNABLE ? runnable | 1u << id : runnable & ~(1u << id);
+}
 
 /* A tasklet runs again: its count as it left it, and its runtime stack for the stubs. */
 static inline void resumed(struct tasklet *self)
@@ -169,11 +176,37 @@ static uint64_t shared_pace(unsigned competing)
     return competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
 }
 
-/* issue_end's general case: the others' changes sorted in time, the pace following them. */
-static uint64_t issue_end_changing(unsigned self, uint64_t start, uint64_t n)
+/* gap / pace without a division instruction (this runs at every switch point, and a
+ * division takes tens of cycles): a multiply by ceil(2^64 / pace), exact for gaps below
+ * 2^32, since the error is below gap / 2^64 and gap / pace is at least 1 / pace from the
+ * next integer. */
+#define RECIPROCAL(d) (UINT64_MAX / (d) + 1)
+static const uint64_t reciprocals[EMU_MAX_TASKLETS + 1] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, RECIPROCAL(11), RECIPROCAL(12), RECIPROCAL(13),
+    RECIPROCAL(14), RECIPROCAL(15), RECIPROCAL(16), RECIPROCAL(17), RECIPROCAL(18),
+    RECIPROCAL(19), RECIPROCAL(20), RECIPROCAL(21), RECIPROCAL(22), RECIPROCAL(23),
+    RECIPROCAL(24)};
+_Static_assert(EMU_MAX_TASKLETS == 24, "one reciprocal per pace, 11 to the most tasklets");
+
+static inline uint64_t divide_by_pace(uint64_t gap, uint64_t pace)
 {
+    if (gap >> 32)
+        return gap / pace;
+    return (uint64_t)(((unsigned __int128)gap * reciprocals[pace]) >> 64);
+}
+
+/* When tasklet `self`, issuing from `start`, has issued `n` instructions: one every
+ * max(11, k) cycles while k tasklets compete for the pipeline, k following the others'
+ * known idle stretches. Beyond what is known of them, the others compete. It runs at
+ * every switch point, so one pass over the tasklets gathers what the common cases need:
+ * nothing changes before the last instruction, or at most 11 ever compete. */
+static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
+{
+    if (__dpurt.nr_tasklets <= PIPELINE_INTERVAL)
+        return start + n * PIPELINE_INTERVAL;
     struct pace_change changes[2 * EMU_MAX_TASKLETS];
-    unsigned competing = 1, nr_changes = 0;
+    unsigned competing = 1, nr_changes = 0, starting = 0;
+    uint64_t first_change = UINT64_MAX;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
         uint64_t from = idle_from[id], until = idle_until[id];
         if (id == self)
@@ -185,10 +218,19 @@ static uint64_t issue_end_changing(unsigned self, uint64_t start, uint64_t n)
         if (from > start) {
             competing++;
             changes[nr_changes++] = (struct pace_change){from, -1};
+            first_change = from < first_change ? from : first_change;
         }
-        if (until != UINT64_MAX)
+        if (until != UINT64_MAX) {
+            starting++;
             changes[nr_changes++] = (struct pace_change){until, +1};
+            first_change = until < first_change ? until : first_change;
+        }
     }
+    if (competing + starting <= PIPELINE_INTERVAL)
+        return start + n * PIPELINE_INTERVAL;
+    uint64_t pace = shared_pace(competing);
+    if (nr_changes == 0 || n * pace <= first_change - start)
+        return start + n * pace;
     for (unsigned i = 1; i < nr_changes; i++) /* insertion sort: a handful of entries */
         for (unsigned j = i; j > 0 && changes[j].at < changes[j - 1].at; j--) {
             struct pace_change swap = changes[j];
@@ -197,38 +239,18 @@ static uint64_t issue_end_changing(unsigned self, uint64_t start, uint64_t n)
         }
     uint64_t now = start;
     for (unsigned i = 0; i < nr_changes; i++) {
-        uint64_t pace = shared_pace(competing);
+        pace = shared_pace(competing);
         if (changes[i].at > now) {
-            uint64_t fits = (changes[i].at - now) / pace;
-            if (n <= fits)
+            uint64_t gap = changes[i].at - now;
+            if (n * pace <= gap)
                 return now + n * pace;
+            uint64_t fits = divide_by_pace(gap, pace);
             n -= fits;
             now += fits * pace;
         }
         competing = (unsigned)((int)competing + changes[i].delta);
     }
     return now + n * shared_pace(competing);
-}
-
-/* When tasklet `self`, issuing from `start`, has issued `n` instructions: one every
- * max(11, k) cycles while k tasklets compete for the pipeline, k following the others'
- * known idle stretches. Beyond what is known of them, the others compete. One pass finds
- * the common case, at most 11 competing until the last instruction at 11 cycles each; it
- * runs at every DMA. */
-static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
-{
-    uint64_t own_pace_end = start + n * PIPELINE_INTERVAL;
-    if (__dpurt.nr_tasklets <= PIPELINE_INTERVAL)
-        return own_pace_end;
-    /* Tasklets competing at some time of [start, own_pace_end), self included: those not
-     * idle at start, and those whose idle stretch ends before own_pace_end. */
-    unsigned busy = 0;
-    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        busy += (idle_from[id] > start) | (idle_until[id] <= start) | (idle_until[id] < own_pace_end);
-    busy += idle_from[self] <= start && start < idle_until[self] && idle_until[self] >= own_pace_end;
-    if (busy <= PIPELINE_INTERVAL)
-        return own_pace_end;
-    return issue_end_changing(self, start, n);
 }
 
 /* Charges tasklet `id`, from its clock on, `issued` instructions. */
@@ -293,13 +315,27 @@ uint64_t __dpurt_dpu_clock(void)
     return pipeline_bound(own);
 }
 
+static int pick_next(unsigned last);
+
+/* The running tasklet stops running (it waits or has finished): straight on to the next
+ * one the scheduler would pick, without a round trip through it; to the scheduler only
+ * when none can run (the launch's end, a deadlock). */
+static void switch_away(void)
+{
+    int next = pick_next(__dpurt.current);
+    if (next >= 0)
+        yield_to((unsigned)next);
+    else
+        switch_to_scheduler();
+}
+
 static __attribute__((noreturn)) void tasklet_exit(void)
 {
     count_instructions();
-    states[__dpurt.current] = FINISHED;
+    set_state(__dpurt.current, FINISHED);
     idle_from[__dpurt.current] = clocks[__dpurt.current];
     idle_until[__dpurt.current] = UINT64_MAX;
-    switch_to_scheduler();
+    switch_away();
     __builtin_unreachable();
 }
 
@@ -327,7 +363,7 @@ static void reset_context(unsigned id)
     frame[7] = (uint64_t)(uintptr_t)__dpurt_trampoline;
     t->sp = frame;
     t->runtime_top = 0;
-    states[id] = RUNNABLE;
+    set_state(id, RUNNABLE);
     /* The pipeline issues the tasklets' instructions in turn, one per cycle: released
      * together, tasklet t issues its first instruction t cycles after tasklet 0, so with
      * equal code tasklet 0 gets to a mutex or a DMA first. */
@@ -450,29 +486,29 @@ static uint64_t next_random(void)
  * one under the shuffle schedule. -1 when none can run. */
 static int pick_next(unsigned last)
 {
-    unsigned n = __dpurt.nr_tasklets, id = last;
     if (__dpurt.shuffle) {
-        unsigned candidates = 0;
-        for (unsigned each = 0; each < n; each++)
-            candidates += states[each] == RUNNABLE;
+        unsigned candidates = (unsigned)__builtin_popcount(runnable);
         if (candidates == 0)
             return -1;
         uint64_t chosen = next_random() % candidates;
-        for (unsigned each = 0; each < n; each++)
+        for (unsigned each = 0; each < __dpurt.nr_tasklets; each++)
             if (states[each] == RUNNABLE && chosen-- == 0)
                 return (int)each;
     }
     /* The earliest clock; the first found wins ties, so the scan order after `last` is the
-     * round robin. Written without data-dependent branches: it runs at every DMA. */
+     * round robin: the runnable ones above `last`, then those up to it. */
     uint64_t best_clock = UINT64_MAX;
     int best = -1;
-    for (unsigned step = 0; step < n; step++) {
-        id = id + 1 == n ? 0 : id + 1;
-        uint64_t clock = states[id] == RUNNABLE ? clocks[id] : UINT64_MAX;
-        bool earlier = clock < best_clock;
-        best_clock = earlier ? clock : best_clock;
-        best = earlier ? (int)id : best;
-    }
+    uint32_t up_to_last = (uint32_t)((2ull << last) - 1);
+    uint32_t order[2] = {runnable & ~up_to_last, runnable & up_to_last};
+    for (unsigned part = 0; part < 2; part++)
+        for (uint32_t left = order[part]; left != 0; left &= left - 1) {
+            unsigned each = (unsigned)__builtin_ctz(left);
+            if (clocks[each] < best_clock) {
+                best_clock = clocks[each];
+                best = (int)each;
+            }
+        }
     return best;
 }
 
@@ -502,6 +538,7 @@ static void publish_times(void)
 void __dpurt_run_launch(void)
 {
     unsigned n = __dpurt.nr_tasklets;
+    runnable = 0;
     for (unsigned id = 0; id < n; id++)
         reset_context(id);
     __dpurt.dma_free = 0;
@@ -601,14 +638,14 @@ void __dpurt_block(const void *object, const char *primitive, bool spins)
     unsigned self = __dpurt.current;
     struct tasklet *t = &tasklets[self];
     count_instructions();
-    states[self] = spins ? SPINNING : WAITING;
+    set_state(self, spins ? SPINNING : WAITING);
     t->waits_for = object;
     t->waits_in = primitive;
     if (!spins) {
         idle_from[self] = clocks[self];
         idle_until[self] = UINT64_MAX;
     }
-    switch_to_scheduler();
+    switch_away();
 }
 
 /* Tasklets competing for the pipeline at modelled time `at` (a spinner's pace). */
@@ -654,7 +691,7 @@ void __dpurt_wake(const void *object)
         if ((states[id] != WAITING && states[id] != SPINNING) || t->waits_for != object)
             continue;
         bool spun = states[id] == SPINNING;
-        states[id] = RUNNABLE;
+        set_state(id, RUNNABLE);
         t->waits_for = NULL;
         if (!spun) /* it sleeps until the waker released it */
             idle_until[id] = now > clocks[id] ? now : clocks[id];
