@@ -1,18 +1,21 @@
-"""pimopt's emulated DPU training against a native C loop per core and the numpy baseline,
-in the same shape, in one run.
+"""pimopt's emulated DPU training against native C loops on one core and the numpy
+baseline, in the same shape, in one run.
 
 On one dense set (``--samples`` x ``--features``, logistic regression, MA-SGD with one
 local epoch per launch, batch 16, lr 0.1, lam 1e-3) it times, for FP32 and INT32:
 
-* the native C loop ``pimopt_native.c`` (``gcc -O2``): one core doing the local SGD
-  steps of one DPU on all the samples, ``--epochs`` epochs;
+* the plain native C loop (``pimopt_native.c``, ``gcc -O2``): one core doing the local
+  SGD steps of one DPU on all the samples, ``--epochs`` epochs, one accumulator;
+* the native C loop of the kernel's own steps (``pimopt_native.c`` with 16 tasklets):
+  the 16 tasklets' accumulators, their sum in tasklet order, the kernel's update, one
+  tasklet after another; its model must equal the emulated DPU's bit for bit (checked);
 * the emulated DPU kernel on one DPU with 16 tasklets (one emulator worker, one core),
   all samples, one launch per epoch: the time of its launches alone;
 * the emulated DPU training on ``--dpus`` DPUs (the whole run's four phases), per core;
 * the numpy baseline (:func:`pimopt.baselines.numpy_train`) in the ``--dpus`` shape.
 
-Rates are samples x epochs per second; every figure is the fastest of ``--repeat`` runs
-(other jobs share the cores)::
+Rates are samples x epochs per second, each row also as a ratio to both native loops;
+every figure is the fastest of ``--repeat`` runs (other jobs share the cores)::
 
     .venv/bin/python benchmarks/pimopt_speed.py
 """
@@ -42,8 +45,10 @@ from pimopt.trainer import Trainer  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-def native(fmt: str, ds: data.DataSet, epochs: int, batch: int, tmp: Path) -> float:
-    """Seconds of the native C loop on ``ds``."""
+def native(fmt: str, ds: data.DataSet, epochs: int, batch: int, tasklets: int,
+           coefficients: dict[str, int], tmp: Path) -> tuple[float, np.ndarray]:
+    """Seconds of a native C loop on ``ds`` (``tasklets`` 0: the plain loop; else the
+    kernel's steps with that many tasklets), and its model."""
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         raise SystemExit("no C compiler (gcc) found")
@@ -54,15 +59,18 @@ def native(fmt: str, ds: data.DataSet, epochs: int, batch: int, tmp: Path) -> fl
                     str(HERE / "pimopt_native.c")], check=True)
     x = raw_features(fmt, ds.x, ds.n_features)
     table = fx.sigmoid_table_f32() if fmt == "fp32" else fx.sigmoid_table_q16()
-    blob = tmp / f"data_{fmt}.bin"
+    blob, model = tmp / f"data_{fmt}.bin", tmp / f"model_{fmt}.bin"
     with open(blob, "wb") as f:
         f.write(np.array([len(ds), ds.n_features], np.uint32).tobytes())
         f.write(x.tobytes())
         f.write(ds.labels("lr").astype(np.int32).tobytes())
         f.write(np.append(table, table[-1]).tobytes())
-    out = subprocess.run([str(exe), str(blob), str(epochs), str(batch)], check=True,
+    k = coefficients
+    args = [str(v) for v in (epochs, batch, tasklets, k["lr"], k["lr_shift"], k["lam"],
+                             k["lam_shift"])]
+    out = subprocess.run([str(exe), str(blob), *args, str(model)], check=True,
                          capture_output=True, text=True).stdout.split()
-    return float(out[0])
+    return float(out[0]), np.fromfile(model, dtype=x.dtype)
 
 
 def main() -> int:
@@ -81,11 +89,17 @@ def main() -> int:
                   lam=1e-3, local_steps=0)
     print(f"pimopt speed: {a.samples} samples x {a.features} features, {a.epochs} epochs, "
           f"LR MA-SGD, batch 16; {cores} cores, backend {pyupmem.default_backend().kind}")
-    print(f"{'format':<6} {'what':<44} {'samples/s':>11} {'vs native':>10}")
+    print(f"{'format':<6} {'what':<46} {'samples/s':>11} {'vs plain':>9} {'vs steps':>9}")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         for fmt in alg.FORMATS:
-            nat = min(native(fmt, ds, a.epochs, 16, tmp) for _ in range(a.repeat))
+            cfg = alg.make_config(fmt=fmt, n_dpus=a.dpus, n_tasklets=16, **common)
+            k = alg.coefficients(cfg, cfg.lr)
+            plain = min(native(fmt, ds, a.epochs, 16, 0, k, tmp)[0] for _ in range(a.repeat))
+            steps, steps_model = 1e30, None
+            for _ in range(a.repeat):
+                seconds, steps_model = native(fmt, ds, a.epochs, 16, 16, k, tmp)
+                steps = min(steps, seconds)
             one = many = 1e30
             for _ in range(a.repeat):
                 r1 = Trainer(fmt=fmt, nr_dpus=1, nr_tasklets=16, **common).train(ds)
@@ -94,17 +108,22 @@ def main() -> int:
                 rd = Trainer(fmt=fmt, nr_dpus=a.dpus, nr_tasklets=16, **common).train(ds)
                 assert rd.timer is not None
                 many = min(many, rd.timer.total())
-            cfg = alg.make_config(fmt="fp32", n_dpus=a.dpus, n_tasklets=16, **common)
+            if not np.array_equal(r1.raw[: ds.n_features].view(np.uint32),
+                                  steps_model.view(np.uint32)):
+                raise SystemExit(f"{fmt}: the native kernel steps and the DPU disagree")
+            cfg32 = alg.make_config(fmt="fp32", n_dpus=a.dpus, n_tasklets=16, **common)
             start = time.perf_counter()
-            baselines.numpy_train(ds, cfg)
+            baselines.numpy_train(ds, cfg32)
             npy = time.perf_counter() - start
-            rows = [("native C loop, 1 core", nat),
+            rows = [("native C loop, plain SGD, 1 core", plain),
+                    ("native C loop, the kernel's steps, 1 core", steps),
                     ("emulated DPU kernel, 1 DPU x 16 tasklets", one),
                     (f"emulated DPUs, {a.dpus} DPUs, whole run, per core", many * cores),
                     (f"numpy baseline, {a.dpus}-DPU shape (fp32)", npy)]
             for name, sec in rows:
-                rate = work / sec
-                print(f"{fmt:<6} {name:<44} {rate:>11,.0f} {nat / sec:>9.2f}x")
+                print(f"{fmt:<6} {name:<46} {work / sec:>11,.0f} {plain / sec:>8.2f}x "
+                      f"{steps / sec:>8.2f}x")
+        print("(the kernel's steps give the emulated DPU's model bit for bit: checked)")
     print("(target: emulated DPU training >= 0.7x the native C loop per core)")
     return 0
 

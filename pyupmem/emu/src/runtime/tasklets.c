@@ -202,12 +202,15 @@ static inline uint64_t divide_by_pace(uint64_t gap, uint64_t pace)
  * nothing changes before the last instruction, or at most 11 ever compete. */
 static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
 {
-    if (__dpurt.nr_tasklets <= PIPELINE_INTERVAL)
+    const unsigned nr = __dpurt.nr_tasklets;
+    if (nr <= PIPELINE_INTERVAL)
         return start + n * PIPELINE_INTERVAL;
+    /* Only changes before the latest possible end matter (every tasklet competing). */
+    const uint64_t latest_end = start + n * shared_pace(nr);
     struct pace_change changes[2 * EMU_MAX_TASKLETS];
     unsigned competing = 1, nr_changes = 0, starting = 0;
     uint64_t first_change = UINT64_MAX;
-    for (unsigned id = 0; id < __dpurt.nr_tasklets; id++) {
+    for (unsigned id = 0; id < nr; id++) {
         uint64_t from = idle_from[id], until = idle_until[id];
         if (id == self)
             continue;
@@ -215,15 +218,17 @@ static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
             competing++;
             continue;
         }
-        if (from > start) {
+        if (from > start) { /* it competes, then idles from `from` */
             competing++;
-            changes[nr_changes++] = (struct pace_change){from, -1};
             first_change = from < first_change ? from : first_change;
+            if (from < latest_end)
+                changes[nr_changes++] = (struct pace_change){from, -1};
         }
-        if (until != UINT64_MAX) {
+        if (until != UINT64_MAX) { /* it competes again from `until` */
             starting++;
-            changes[nr_changes++] = (struct pace_change){until, +1};
             first_change = until < first_change ? until : first_change;
+            if (until < latest_end)
+                changes[nr_changes++] = (struct pace_change){until, +1};
         }
     }
     if (competing + starting <= PIPELINE_INTERVAL)
