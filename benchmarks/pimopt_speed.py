@@ -6,10 +6,10 @@ local epoch per launch, batch 16, lr 0.1, lam 1e-3) it times, for FP32 and INT32
 
 * the plain native C loop (``pimopt_native.c``, ``gcc -O2``): one core doing the local
   SGD steps of one DPU on all the samples, ``--epochs`` epochs, one accumulator;
-* the native C loop of the kernel's own steps (``pimopt_native.c`` with 16 tasklets):
-  the 16 tasklets' accumulators, their sum in tasklet order, the kernel's update, one
+* the native C loop of the kernel's own steps (``pimopt_native.c`` with ``--tasklets``,
+  16): the tasklets' accumulators, their sum in tasklet order, the kernel's update, one
   tasklet after another; its model must equal the emulated DPU's bit for bit (checked);
-* the emulated DPU kernel on one DPU with 16 tasklets (one emulator worker, one core),
+* the emulated DPU kernel on one DPU with ``--tasklets`` (one emulator worker, one core),
   all samples, one launch per epoch: the time of its launches alone;
 * the emulated DPU training on ``--dpus`` DPUs (the whole run's four phases), per core;
 * the numpy baseline (:func:`pimopt.baselines.numpy_train`) in the ``--dpus`` shape.
@@ -80,6 +80,7 @@ def main() -> int:
     p.add_argument("--features", type=int, default=128)
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--dpus", type=int, default=16)
+    p.add_argument("--tasklets", type=int, default=16)
     p.add_argument("--repeat", type=int, default=2)
     a = p.parse_args()
     ds = data.dense(a.samples, a.features, seed=0)
@@ -93,31 +94,31 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         for fmt in alg.FORMATS:
-            cfg = alg.make_config(fmt=fmt, n_dpus=a.dpus, n_tasklets=16, **common)
+            cfg = alg.make_config(fmt=fmt, n_dpus=a.dpus, n_tasklets=a.tasklets, **common)
             k = alg.coefficients(cfg, cfg.lr)
             plain = min(native(fmt, ds, a.epochs, 16, 0, k, tmp)[0] for _ in range(a.repeat))
             steps, steps_model = 1e30, None
             for _ in range(a.repeat):
-                seconds, steps_model = native(fmt, ds, a.epochs, 16, 16, k, tmp)
+                seconds, steps_model = native(fmt, ds, a.epochs, 16, a.tasklets, k, tmp)
                 steps = min(steps, seconds)
             one = many = 1e30
             for _ in range(a.repeat):
-                r1 = Trainer(fmt=fmt, nr_dpus=1, nr_tasklets=16, **common).train(ds)
+                r1 = Trainer(fmt=fmt, nr_dpus=1, nr_tasklets=a.tasklets, **common).train(ds)
                 assert r1.timer is not None
                 one = min(one, r1.timer.stats()[pyupmem.DPU_KERNEL].mean)
-                rd = Trainer(fmt=fmt, nr_dpus=a.dpus, nr_tasklets=16, **common).train(ds)
+                rd = Trainer(fmt=fmt, nr_dpus=a.dpus, nr_tasklets=a.tasklets, **common).train(ds)
                 assert rd.timer is not None
                 many = min(many, rd.timer.total())
             if not np.array_equal(r1.raw[: ds.n_features].view(np.uint32),
                                   steps_model.view(np.uint32)):
                 raise SystemExit(f"{fmt}: the native kernel steps and the DPU disagree")
-            cfg32 = alg.make_config(fmt="fp32", n_dpus=a.dpus, n_tasklets=16, **common)
+            cfg32 = alg.make_config(fmt="fp32", n_dpus=a.dpus, n_tasklets=a.tasklets, **common)
             start = time.perf_counter()
             baselines.numpy_train(ds, cfg32)
             npy = time.perf_counter() - start
             rows = [("native C loop, plain SGD, 1 core", plain),
                     ("native C loop, the kernel's steps, 1 core", steps),
-                    ("emulated DPU kernel, 1 DPU x 16 tasklets", one),
+                    (f"emulated DPU kernel, 1 DPU x {a.tasklets} tasklets", one),
                     (f"emulated DPUs, {a.dpus} DPUs, whole run, per core", many * cores),
                     (f"numpy baseline, {a.dpus}-DPU shape (fp32)", npy)]
             for name, sec in rows:

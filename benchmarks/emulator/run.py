@@ -8,7 +8,9 @@ runs them, and prints each figure as a ratio against its native baseline from th
     16 tasklets; (c) a compute-bound program on 64 DPUs x 16 tasklets against the same loop
     compiled natively on all cores; (d) the memory (sum of PSS) of a full 2,560-DPU system;
 (e) a DMA-bound kernel (docs/examples/vecadd.c, one DPU, 16 tasklets): host time per DMA,
-    where each DMA is a hardware-like switch point, against memcpy of the same bytes.
+    where each DMA is a hardware-like switch point, against memcpy of the same bytes;
+(f) a barrier-bound kernel (one DPU, 16 tasklets, a short loop and a barrier_wait per
+    round): host time per tasklet's wait, against the same kernel without the barrier.
 """
 
 from __future__ import annotations
@@ -186,6 +188,62 @@ def dma_bound(repetitions: int = 5) -> dict[str, float]:
     }
 
 
+BARRIER_KERNEL = """
+#include <barrier.h>
+#include <defs.h>
+#include <stdint.h>
+#include "work.h"
+BARRIER_INIT(round_end, NR_TASKLETS);
+__host uint32_t rounds;
+__host uint32_t results[NR_TASKLETS];
+int main(void)
+{
+    uint32_t acc = 0;
+    for (uint32_t r = 0; r < rounds; r++) {
+        acc += work(seed_of(r + me()), 16);
+#ifndef NO_BARRIER
+        barrier_wait(&round_end);
+#endif
+    }
+    results[me()] = acc;
+    return 0;
+}
+"""
+
+
+def barrier_bound(rounds: int = 20_000, repetitions: int = 5) -> dict[str, float]:
+    import time
+
+    import numpy as np
+
+    import pyupmem as pim
+
+    best = {}
+    outputs = {}
+    for variant, defines in (("barrier", {}), ("none", {"NO_BARRIER": None})):
+        program = pim.build_program(BARRIER_KERNEL, nr_tasklets=16, defines=defines,
+                                    include_dirs=[HERE], backend="emulator")
+        with pim.DpuSet(1, backend="emulator") as dpus:
+            dpus.load(program)
+            dpus.broadcast("rounds", np.uint32(rounds))
+            times = []
+            for _ in range(repetitions):
+                start = time.perf_counter()
+                dpus.launch()
+                times.append(time.perf_counter() - start)
+            best[variant] = min(times)
+            outputs[variant] = dpus.gather("results", np.uint32, 16)
+    assert (outputs["barrier"] == outputs["none"]).all()
+    waits = rounds * 16
+    return {
+        "waits": waits,
+        "with_ms": best["barrier"] * 1e3,
+        "without_ms": best["none"] * 1e3,
+        "ns_per_wait": (best["barrier"] - best["none"]) / waits * 1e9,
+        "ns_per_round_of_work": best["none"] / waits * 1e9,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -248,6 +306,16 @@ def main() -> None:
             f"{row['memcpy_ms']:.2f} ms, {row['memcpy_ns_per_kib']:.0f} ns per KiB"
         )
         results["dma_bound"] = row
+        print("(f) barrier-bound: one DPU x 16 tasklets, 20,000 rounds of a 16-iteration loop "
+              "and a barrier_wait (best of 5)")
+        row = barrier_bound()
+        print(
+            f"  {row['with_ms']:.2f} ms per launch, {row['without_ms']:.2f} ms without the "
+            f"barrier: {row['ns_per_wait']:.0f} ns of host time per tasklet's wait (the time "
+            f"model's work, the switch to the next tasklet, the release), against "
+            f"{row['ns_per_round_of_work']:.0f} ns for a tasklet's round of work"
+        )
+        results["barrier_bound"] = row
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
