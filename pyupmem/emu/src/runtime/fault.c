@@ -148,7 +148,8 @@ static uintptr_t program_pc(uintptr_t pc, uintptr_t sp)
 }
 
 /* Where a program address is in its source: its function, file and line, from the
- * program's DWARF line table by binutils' addr2line (gcc's companion, so it is there).
+ * program's DWARF line table by binutils' addr2line (gcc's companion, so it is there;
+ * C++ names demangled, without their parameters).
  * A child process per address: the last few answers are kept, for an address that a
  * warning meets again and again (an ordinary access to MRAM in a loop). */
 bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
@@ -178,7 +179,7 @@ bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
         if (null >= 0)
             dup2(null, STDERR_FILENO);
         close(pipe_fds[0]);
-        execlp("addr2line", "addr2line", "-f", "-e", program, address, (char *)NULL);
+        execlp("addr2line", "addr2line", "-f", "-C", "-e", program, address, (char *)NULL);
         _exit(127);
     }
     close(pipe_fds[1]);
@@ -199,6 +200,9 @@ bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
         *colon = '\0';
         if (strcmp(function, "dpu_main") == 0)
             function = "main"; /* the program's main, renamed by the toolchain */
+        char *parameters = strchr(function, '('); /* C++ (-C demangles): its name only */
+        if (parameters != NULL && parameters != function)
+            *parameters = '\0';
         const char *file = strrchr(place, '/');
         snprintf(where->function, sizeof(where->function), "%s", function);
         snprintf(where->file, sizeof(where->file), "%s", file ? file + 1 : place);
