@@ -213,6 +213,10 @@ class Cluster:
             self.seconds += time.perf_counter() - start
 
 
+#: How long a process that reports an error waits before it stops the cluster.
+OUTPUT_DRAIN_SECONDS = 1.0
+
+
 def run_command(cluster: Cluster, work: Callable[[], int], command: str,
                 expected: tuple[type[BaseException], ...] = (ValueError, OSError)) -> int:
     """Runs a command line's ``work`` on one process of ``cluster`` and returns its exit
@@ -229,18 +233,25 @@ def run_command(cluster: Cluster, work: Callable[[], int], command: str,
     try:
         return work()
     except expected as error:
+        message = str(error).replace("\n", " ")
         if cluster.is_root:
-            message = str(error).replace("\n", " ")
             print(f"{command}: error: {message}", file=sys.stderr, flush=True)
         else:
             # Process 0 meets the same error, reports it and stops every process: wait for
-            # it (however loaded the machine), and stop them only if it never comes.
+            # it (however loaded the machine), and report and stop them only if it never
+            # comes.
             time.sleep(30.0)
+            print(f"{command} (process {cluster.rank}): error: {message}", file=sys.stderr,
+                  flush=True)
+        # Abort tears the processes down at once, and mpiexec may then drop what it has
+        # not yet forwarded of their output: give it the message first.
+        time.sleep(OUTPUT_DRAIN_SECONDS)
         cluster.comm.Abort(2)
         raise
     except BaseException as error:
         print(f"{command} (process {cluster.rank}): error: {error}", file=sys.stderr,
               flush=True)
+        time.sleep(OUTPUT_DRAIN_SECONDS)
         cluster.comm.Abort(1)
         raise
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -132,3 +135,34 @@ def test_phase_timer_shows_inter_server_only_when_recorded() -> None:
     assert timer.samples(pyupmem.INTER_SERVER) == [0.002]
     with pytest.raises(ArgumentValueError, match="Did you mean 'Inter-server'"):
         timer.add("Inter-servr", 1.0)
+
+
+FAKE_CLUSTER = """
+import sys, time
+import pyupmem.distributed as d
+class Comm:
+    def __init__(self, rank): self.rank = rank
+    def Get_rank(self): return self.rank
+    def Get_size(self): return 2
+    def Abort(self, status):
+        print(f"abort {status}", file=sys.stderr, flush=True)
+        raise SystemExit(status)
+d.time.sleep = lambda seconds: print(f"wait {seconds:g}", file=sys.stderr, flush=True)
+def work():
+    raise ValueError("--dpus 3 is too few")
+d.run_command(d.Cluster(Comm(int(sys.argv[1]))), work, "prog")
+"""
+
+
+@pytest.mark.parametrize(("rank", "line"), [(0, "prog: error: --dpus 3 is too few"),
+                                             (1, "prog (process 1): error: --dpus 3 is too few")])
+def test_a_bad_option_is_reported_before_the_processes_are_stopped(rank: int, line: str) -> None:
+    # Process 0 reports it; another process waits for process 0 to stop everyone, and
+    # reports it itself only if that never comes. Either way the message goes out, and
+    # mpiexec gets a moment to forward it, before MPI_Abort(2).
+    result = subprocess.run([sys.executable, "-c", FAKE_CLUSTER, str(rank)],
+                            capture_output=True, text=True, timeout=60)
+    events = [x for x in result.stderr.splitlines() if x.startswith(("wait", "abort", "prog"))]
+    assert result.returncode == 2, result.stderr
+    expected = [line, "wait 1", "abort 2"] if rank == 0 else ["wait 30", line, "wait 1", "abort 2"]
+    assert events == expected, result.stderr
