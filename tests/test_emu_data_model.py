@@ -421,6 +421,47 @@ def test_mram_is_a_second_address_space_and_a_plain_pointer_reaches_wram_as_on_a
     assert "source0.c:16" in warning  # the line
 
 
+def test_a_plain_access_to_mram_in_a_loop_warns_once_without_debug_information(capfd):
+    # Without debug information the line is unknown ("?"); the second access from the same
+    # instruction must find the same answer in the runtime's cache of locations, and so
+    # not warn again under another name.
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    __mram_noinit uint64_t results[4];
+    __host uint64_t wram_values[4];
+    __host uint32_t offset;
+    __host uint64_t total;
+    __host uint32_t rounds;
+    int main(void)
+    {
+        uint64_t sum = 0;
+        for (uint32_t round = 0; round < rounds; round++) { /* one instruction, 3 times */
+            volatile uint64_t *plain =
+                (uint64_t *)(uintptr_t)((uint32_t)(uintptr_t)&results[0] + offset);
+            sum += *plain;
+        }
+        total = sum;
+        return 0;
+    }
+    """
+    program = pim.build_program(source, nr_tasklets=1, debug=False)
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        target = dpus.symbol("wram_values").address + 8
+        dpus.broadcast("offset", np.array([target], np.uint32))
+        dpus.broadcast("wram_values", np.array([7, 8, 9, 10], np.uint64))
+        dpus.broadcast("rounds", np.array([3], np.uint32))
+        capfd.readouterr()
+        dpus.launch()
+        assert dpus.gather("total", np.uint64, 1)[0, 0] == 3 * 8
+    warnings = [line for line in capfd.readouterr().err.splitlines()
+                if "an ordinary load or store at the MRAM address" in line]
+    assert len(warnings) == 1, warnings
+    # no line table: no file either (addr2line would name the C library's object)
+    assert "(tasklet 0, ?:0)" in warnings[0], warnings
+
+
 def test_a_plain_access_to_mram_faults_in_strict_mode():
     program = _plain_mram_program()
     with pim.DpuSet(1, backend="emulator", strict=True) as dpus:

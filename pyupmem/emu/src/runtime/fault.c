@@ -162,7 +162,8 @@ bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
     static unsigned next_known;
     for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (pc != 0 && known[i].pc == pc) {
-            *where = known[i].where;
+            if (known[i].found)
+                *where = known[i].where;
             return known[i].found;
         }
     int pipe_fds[2];
@@ -195,7 +196,10 @@ bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
         waitpid(child, NULL, 0);
     char *function = strtok(text, "\n"), *place = strtok(NULL, "\n");
     char *colon = place ? strrchr(place, ':') : NULL;
-    bool found = function != NULL && colon != NULL && strncmp(place, "??", 2) != 0;
+    /* Line 0: no line table for the address (a program built without -g), whatever file
+     * addr2line names. */
+    bool found = function != NULL && colon != NULL && strncmp(place, "??", 2) != 0 &&
+                 atoi(colon + 1) > 0;
     if (found) {
         *colon = '\0';
         if (strcmp(function, "dpu_main") == 0)
