@@ -495,10 +495,10 @@ static int pick_next(unsigned last)
         unsigned candidates = (unsigned)__builtin_popcount(runnable);
         if (candidates == 0)
             return -1;
-        uint64_t chosen = next_random() % candidates;
-        for (unsigned each = 0; each < __dpurt.nr_tasklets; each++)
-            if (states[each] == RUNNABLE && chosen-- == 0)
-                return (int)each;
+        uint32_t left = runnable; /* the chosen-th runnable one, in id order */
+        for (uint64_t chosen = next_random() % candidates; chosen > 0; chosen--)
+            left &= left - 1;
+        return __builtin_ctz(left);
     }
     /* The earliest clock; the first found wins ties, so the scan order after `last` is the
      * round robin: the runnable ones above `last`, then those up to it. */
