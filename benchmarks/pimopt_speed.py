@@ -45,10 +45,9 @@ from pimopt.trainer import Trainer  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-def native(fmt: str, ds: data.DataSet, epochs: int, batch: int, tasklets: int,
-           coefficients: dict[str, int], tmp: Path) -> tuple[float, np.ndarray]:
-    """Seconds of a native C loop on ``ds`` (``tasklets`` 0: the plain loop; else the
-    kernel's steps with that many tasklets), and its model."""
+def build_native(fmt: str, ds: data.DataSet, tmp: Path) -> tuple[Path, Path, np.dtype]:
+    """``pimopt_native.c`` compiled for ``fmt`` and ``ds`` written in its input format:
+    the program, the data file and the model's dtype."""
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         raise SystemExit("no C compiler (gcc) found")
@@ -59,18 +58,27 @@ def native(fmt: str, ds: data.DataSet, epochs: int, batch: int, tasklets: int,
                     str(HERE / "pimopt_native.c")], check=True)
     x = raw_features(fmt, ds.x, ds.n_features)
     table = fx.sigmoid_table_f32() if fmt == "fp32" else fx.sigmoid_table_q16()
-    blob, model = tmp / f"data_{fmt}.bin", tmp / f"model_{fmt}.bin"
+    blob = tmp / f"data_{fmt}.bin"
     with open(blob, "wb") as f:
         f.write(np.array([len(ds), ds.n_features], np.uint32).tobytes())
         f.write(x.tobytes())
         f.write(ds.labels("lr").astype(np.int32).tobytes())
         f.write(np.append(table, table[-1]).tobytes())
+    return exe, blob, x.dtype
+
+
+def native(built: tuple[Path, Path, np.dtype], epochs: int, batch: int, tasklets: int,
+           coefficients: dict[str, int]) -> tuple[float, np.ndarray]:
+    """Seconds of a native C loop (``tasklets`` 0: the plain loop; else the kernel's steps
+    with that many tasklets) of :func:`build_native`'s program, and its model."""
+    exe, blob, dtype = built
+    model = blob.with_name(f"model_{exe.name}.bin")
     k = coefficients
     args = [str(v) for v in (epochs, batch, tasklets, k["lr"], k["lr_shift"], k["lam"],
                              k["lam_shift"])]
     out = subprocess.run([str(exe), str(blob), *args, str(model)], check=True,
                          capture_output=True, text=True).stdout.split()
-    return float(out[0]), np.fromfile(model, dtype=x.dtype)
+    return float(out[0]), np.fromfile(model, dtype=dtype)
 
 
 def main() -> int:
@@ -96,10 +104,11 @@ def main() -> int:
         for fmt in alg.FORMATS:
             cfg = alg.make_config(fmt=fmt, n_dpus=a.dpus, n_tasklets=a.tasklets, **common)
             k = alg.coefficients(cfg, cfg.lr)
-            plain = min(native(fmt, ds, a.epochs, 16, 0, k, tmp)[0] for _ in range(a.repeat))
+            built = build_native(fmt, ds, tmp)
+            plain = min(native(built, a.epochs, 16, 0, k)[0] for _ in range(a.repeat))
             steps, steps_model = 1e30, None
             for _ in range(a.repeat):
-                seconds, steps_model = native(fmt, ds, a.epochs, 16, a.tasklets, k, tmp)
+                seconds, steps_model = native(built, a.epochs, 16, a.tasklets, k)
                 steps = min(steps, seconds)
             one = many = 1e30
             for _ in range(a.repeat):
