@@ -233,7 +233,7 @@ def test_wram_addresses_do_not_depend_on_where_the_source_lies(tmp_path):
         with pim.DpuSet(1, backend="emulator") as dpus:
             loaded = dpus.load(pim.build_program(source, nr_tasklets=1))
             addresses.append((loaded["buffer"].address, loaded["total"].address))
-            dpus.launch()  # the strings still reach the runtime's messages
+            dpus.launch()  # and the program still runs
             assert dpus.gather("total", np.uint32, 1)[0] != 0
     assert addresses[0] == addresses[1]
 

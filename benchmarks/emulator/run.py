@@ -20,6 +20,8 @@ import json
 import os
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pyupmem import emu
@@ -148,9 +150,17 @@ def full_system_memory(bench: Path, program: Path) -> dict[str, float]:
     }
 
 
-def dma_bound(repetitions: int = 5) -> dict[str, float]:
-    import time
+def fastest_seconds(action: Callable[[], object], repetitions: int) -> float:
+    """The fastest of ``repetitions`` runs of ``action()``, in seconds."""
+    best = float("inf")
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
 
+
+def dma_bound(repetitions: int = 5) -> dict[str, float]:
     import numpy as np
 
     import pyupmem as pim
@@ -166,25 +176,17 @@ def dma_bound(repetitions: int = 5) -> dict[str, float]:
         dpus.broadcast("nr_bytes", np.uint32(elements * 4))
         dpus.scatter(heap, a)
         dpus.scatter(heap, a, offset=elements * 4)
-        launch = []
-        for _ in range(repetitions):
-            start = time.perf_counter()
-            dpus.launch()
-            launch.append(time.perf_counter() - start)
+        launch = fastest_seconds(dpus.launch, repetitions)
         assert (dpus.gather(heap, np.int32, elements, offset=8 * elements) == 2 * a).all()
     source, target = np.ones(3 * elements * 4, np.uint8), np.empty(3 * elements * 4, np.uint8)
-    copy = []
-    for _ in range(repetitions):
-        start = time.perf_counter()
-        np.copyto(target, source)
-        copy.append(time.perf_counter() - start)
+    copy = fastest_seconds(lambda: np.copyto(target, source), repetitions)
     dmas = 3 * elements * 4 // 1024  # two reads and a write of 1 KiB blocks
     return {
         "dmas": dmas,
-        "launch_ms": min(launch) * 1e3,
-        "memcpy_ms": min(copy) * 1e3,
-        "ns_per_dma": min(launch) / dmas * 1e9,
-        "memcpy_ns_per_kib": min(copy) / dmas * 1e9,
+        "launch_ms": launch * 1e3,
+        "memcpy_ms": copy * 1e3,
+        "ns_per_dma": launch / dmas * 1e9,
+        "memcpy_ns_per_kib": copy / dmas * 1e9,
     }
 
 
@@ -212,8 +214,6 @@ int main(void)
 
 
 def barrier_bound(rounds: int = 20_000, repetitions: int = 5) -> dict[str, float]:
-    import time
-
     import numpy as np
 
     import pyupmem as pim
@@ -226,12 +226,7 @@ def barrier_bound(rounds: int = 20_000, repetitions: int = 5) -> dict[str, float
         with pim.DpuSet(1, backend="emulator") as dpus:
             dpus.load(program)
             dpus.broadcast("rounds", np.uint32(rounds))
-            times = []
-            for _ in range(repetitions):
-                start = time.perf_counter()
-                dpus.launch()
-                times.append(time.perf_counter() - start)
-            best[variant] = min(times)
+            best[variant] = fastest_seconds(dpus.launch, repetitions)
             outputs[variant] = dpus.gather("results", np.uint32, 16)
     assert (outputs["barrier"] == outputs["none"]).all()
     waits = rounds * 16
