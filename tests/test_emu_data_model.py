@@ -14,7 +14,8 @@ SIZES = """
 #include <defs.h>
 struct mixed { char c; long l; void *p; };
 struct wide { char c; long long ll; double d; };
-__host uint32_t sizes[8];
+struct extended { char c; long double ld; };
+__host uint32_t sizes[11];
 int main(void)
 {
     if (me() == 0) {
@@ -26,6 +27,9 @@ int main(void)
         sizes[5] = sizeof(struct wide);
         sizes[6] = _Alignof(long long);
         sizes[7] = (uint32_t)(-1L > 0 ? 1 : 0) + (uint32_t)(sizeof(uintptr_t) * 10);
+        sizes[8] = sizeof(long double);
+        sizes[9] = sizeof(struct extended);
+        sizes[10] = _Alignof(max_align_t);
     }
     return 0;
 }
@@ -41,10 +45,12 @@ def run_once(source: str, symbol: str, count: int, dtype=np.uint32, **build):
 
 
 def test_long_pointers_and_size_t_are_4_bytes_and_structs_are_laid_out_as_on_a_dpu():
-    sizes, _ = run_once(SIZES, "sizes", 8, nr_tasklets=1)
+    sizes, _ = run_once(SIZES, "sizes", 11, nr_tasklets=1)
     # long, void *, size_t: 4; {char; long; void *}: 12 (on x86-64: 24); long long 8;
-    # {char; long long; double}: 24 with 8-byte alignment of long long.
-    assert list(sizes) == [4, 4, 4, 12, 8, 24, 8, 40]
+    # {char; long long; double}: 24 with 8-byte alignment of long long; long double is a
+    # double (UPMEM's clang: LongDoubleWidth 64), so {char; long double} is 16 (x32: 32)
+    # and max_align_t is 8-aligned.
+    assert list(sizes) == [4, 4, 4, 12, 8, 24, 8, 40, 8, 16, 8]
 
 
 def test_a_host_struct_laid_out_as_on_hardware_reads_back_field_by_field():
@@ -91,6 +97,8 @@ def test_printf_formats_with_the_dpus_types():
                "text", 3.14159, 7, 'z', 255u, 6, 42);
         printf("%d %d %d %d %d %d %d %d %.1f %.1f\\n", 1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5);
         printf("%*d|%.*d|%.*s|%-*.*f|\\n", -4, 7, -1, 5, 2, "abc", 6, 2, 1.0);
+        long double third = 1.0L / 3;
+        printf("%.6Lf %Lg\\n", third, third * 3);
         return 0;
     }
     """
@@ -98,12 +106,13 @@ def test_printf_formats_with_the_dpus_types():
         dpus.load(pim.build_program(source, nr_tasklets=1))
         dpus.launch()
         lines = dpus[0].log().splitlines()
-    assert lines[-3] == (
+    assert lines[-4] == (
         "-1294967296 4294967295 1099511627776 1099511627776 4 0x80 text| 3.14|7   |z|ff|    42"
     )
-    assert lines[-2] == "1 2 3 4 5 6 7 8 0.5 1.5"
+    assert lines[-3] == "1 2 3 4 5 6 7 8 0.5 1.5"
     # '*' widths and precisions: negative width is the '-' flag, negative precision none
-    assert lines[-1] == "7   |5|ab|1.00  |"
+    assert lines[-2] == "7   |5|ab|1.00  |"
+    assert lines[-1] == "0.333333 1"
 
 
 def test_printf_without_stdio_h_reaches_the_log():

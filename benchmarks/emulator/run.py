@@ -10,7 +10,10 @@ runs them, and prints each figure as a ratio against its native baseline from th
 (e) a DMA-bound kernel (docs/examples/vecadd.c, one DPU, 16 tasklets): host time per DMA,
     where each DMA is a hardware-like switch point, against memcpy of the same bytes;
 (f) a barrier-bound kernel (one DPU, 16 tasklets, a short loop and a barrier_wait per
-    round): host time per tasklet's wait, against the same kernel without the barrier.
+    round): host time per tasklet's wait, against the same kernel without the barrier;
+(g) direct MRAM reads (one DPU, 16 tasklets, an `__mram_noinit` array read word by word)
+    through MRAM's own address space (gcc's `__seg_gs`, the default) against the same loop
+    with MRAM in the ordinary address space (-std=c11), both without cost counting.
 """
 
 from __future__ import annotations
@@ -239,6 +242,57 @@ def barrier_bound(rounds: int = 20_000, repetitions: int = 5) -> dict[str, float
     }
 
 
+DIRECT_MRAM_KERNEL = """
+#include <defs.h>
+#include <mram.h>
+#include <stdint.h>
+#define WORDS (1 << 17)
+__mram_noinit uint64_t words[WORDS];
+__host uint32_t rounds;
+__host uint64_t sums[NR_TASKLETS];
+int main(void)
+{
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < rounds; r++)
+        for (uint32_t i = me(); i < WORDS; i += NR_TASKLETS)
+            sum += words[i] ^ r;
+    sums[me()] = sum;
+    return 0;
+}
+"""
+
+
+def direct_mram(rounds: int = 40, repetitions: int = 5) -> dict[str, float]:
+    """The cost of MRAM as a second address space: the same loop of direct MRAM reads
+    through gcc's named address space (the default) and in the ordinary address space
+    (-std=c11, where MRAM stays there), both without cost counting, so only the
+    addressing differs."""
+    import numpy as np
+
+    import pyupmem as pim
+
+    best = {}
+    sums = {}
+    for variant, standard in (("seg_gs", "-std=gnu11"), ("flat", "-std=c11")):
+        program = pim.build_program(DIRECT_MRAM_KERNEL, nr_tasklets=16, backend="emulator",
+                                    extra_args=[standard, "-fpyupmem-no-cost"])
+        with pim.DpuSet(1, backend="emulator") as dpus:
+            dpus.load(program)
+            dpus.broadcast("words", np.arange(1 << 17, dtype=np.uint64))
+            dpus.broadcast("rounds", np.uint32(rounds))
+            best[variant] = fastest_seconds(dpus.launch, repetitions)
+            sums[variant] = dpus.gather("sums", np.uint64, 16)
+    assert (sums["seg_gs"] == sums["flat"]).all()
+    reads = rounds * (1 << 17)
+    return {
+        "reads": reads,
+        "seg_gs_ms": best["seg_gs"] * 1e3,
+        "flat_ms": best["flat"] * 1e3,
+        "seg_gs_ns_per_read": best["seg_gs"] / reads * 1e9,
+        "flat_ns_per_read": best["flat"] / reads * 1e9,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -311,6 +365,15 @@ def main() -> None:
             f"{row['ns_per_round_of_work']:.0f} ns for a tasklet's round of work"
         )
         results["barrier_bound"] = row
+        print("(g) direct MRAM reads: one DPU x 16 tasklets, 40 passes over 1 MiB of __mram_noinit "
+              "words, in MRAM's own address space against the ordinary one (best of 5)")
+        row = direct_mram()
+        print(
+            f"  {row['seg_gs_ns_per_read']:.2f} ns per read through __mram (gcc's __seg_gs), "
+            f"{row['flat_ns_per_read']:.2f} ns in the ordinary address space (-std=c11): "
+            f"{row['flat_ms'] / row['seg_gs_ms']:.2f}x the ordinary address space's speed"
+        )
+        results["direct_mram"] = row
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
