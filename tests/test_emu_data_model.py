@@ -3,6 +3,7 @@ its stacks (issue 16)."""
 
 from __future__ import annotations
 
+import re
 import numpy as np
 import pytest
 
@@ -294,6 +295,31 @@ def test_chip_v1b_has_less_wram():
             extra_args=["-mcpu=v1B"],
             cache=False,
         )
+
+
+def test_a_program_built_for_v1a_that_needs_more_wram_than_v1b_has_is_refused_at_load(capfd):
+    """The build checks the chip it was built for; a set whose profile says v1B refuses a
+    v1A build that does not fit its 63,488 bytes, naming the sizes and the fix."""
+    source = """
+    #include <stdint.h>
+    #include <defs.h>
+    __host uint8_t table[%d];
+    int main(void) { return table[me()]; }
+    """
+    too_big = pim.build_program(source % 64000, nr_tasklets=1, defines={"STACK_SIZE_DEFAULT": 256})
+    fits = pim.build_program(source % 62000, nr_tasklets=1, defines={"STACK_SIZE_DEFAULT": 256})
+    with pim.DpuSet(1, backend="emulator", profile="chipVersion=v1B") as dpus:
+        with pytest.raises(pim.DpuProgramError, match="ELF_INVALID_FILE"):
+            dpus.load(too_big)
+        message = capfd.readouterr().err
+        assert re.search(r"needs 6[45]\d\d\d bytes of WRAM \(6[45]\d\d\d of data and "
+                         r"variables, 256 of stacks\) and a v1B DPU \(the profile's "
+                         r"chipVersion\) has 63488", message), message
+        assert "-mcpu=v1B" in message, message
+        dpus.load(fits)  # the set stays usable, and a program that fits loads
+        dpus.launch()
+    with pim.DpuSet(1, backend="emulator") as dpus:  # v1A: 65,536 bytes
+        dpus.load(too_big)
 
 
 def test_a_program_over_the_dpus_mram_fails_to_build():

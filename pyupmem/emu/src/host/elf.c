@@ -14,6 +14,8 @@
 #define HOST_MACHINE EM_X86_64
 
 #define NR_TASKLETS_SYMBOL "__pyupmem_nr_tasklets"
+#define STACK_SIZES_SYMBOL "__pyupmem_stack_sizes" /* one word per tasklet, 24 */
+#define MAX_TASKLETS 24
 
 /* e_machine of a binary built for the DPU by the SDK's compiler (UPMEM's LLVM). */
 #define ELF_MACHINE_DPU 245
@@ -111,6 +113,8 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
         if (names->sh_offset + section->sh_name >= size)
             return DPU_ERR_ELF_INVALID_FILE;
         const char *name = (const char *)image + names->sh_offset + section->sh_name;
+        if (strcmp(name, ".rodata") == 0 || strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0)
+            program->wram_needed += (uint32_t)section->sh_size;
         if (strcmp(name, "dpu_mram") == 0 && section->sh_type == SHT_PROGBITS && section->sh_size > 0) {
             if (section->sh_addr != EMU_MRAM_BASE || section->sh_size > EMU_MRAM_SIZE ||
                 !inside(size, section->sh_offset, section->sh_size))
@@ -128,6 +132,7 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
     size_t count = symtab->sh_size / sizeof(Elf32_Sym);
     program->symbols = calloc(count + 1, sizeof(struct emu_symbol));
     bool found_tasklets = false;
+    uint64_t stack_sizes = 0; /* file offset of the stack sizes' words, 0: none */
     uint64_t wram_end = program->wram_vaddr + program->wram_stride;
     uint64_t mram_end = (uint64_t)EMU_MRAM_BASE + EMU_MRAM_SIZE;
     for (size_t i = 0; i < count; i++) {
@@ -145,6 +150,12 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
             memcpy(&program->nr_tasklets, image + offset, 4);
             found_tasklets = true;
             continue;
+        }
+        if (strcmp(name, STACK_SIZES_SYMBOL) == 0 && symbol->st_shndx < header->e_shnum) {
+            const Elf32_Shdr *section = &sections[symbol->st_shndx];
+            uint64_t offset = section->sh_offset + (symbol->st_value - section->sh_addr);
+            if (section->sh_type == SHT_PROGBITS && inside(size, offset, 4 * MAX_TASKLETS))
+                stack_sizes = offset;
         }
         uint32_t address, sym_size = (uint32_t)symbol->st_size;
         if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0) {
@@ -177,5 +188,11 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
     program->nr_symbols = kept;
     if (!found_tasklets)
         return DPU_ERR_ELF_INVALID_FILE;
+    for (uint32_t t = 0; stack_sizes != 0 && t < program->nr_tasklets && t < MAX_TASKLETS; t++) {
+        uint32_t stack;
+        memcpy(&stack, image + stack_sizes + 4 * t, 4);
+        program->wram_stacks += (stack + 7) & ~7u;
+    }
+    program->wram_needed += program->wram_stacks;
     return DPU_OK;
 }

@@ -26,6 +26,9 @@ struct dpu_program_t {
     struct emu_symbol *symbols; /* sorted by name */
     uint32_t nr_symbols;
     uint32_t nr_tasklets;
+    /* WRAM the program needs on a DPU: read-only data, variables and stacks, summed as
+     * toolchain/check_memory.py sums them at build time */
+    uint32_t wram_needed, wram_stacks;
     uint64_t wram_vaddr;  /* page-aligned start of the program's writable segment */
     uint64_t wram_stride; /* page-aligned size of that segment: one DPU's WRAM image */
     uint8_t *mram_image;  /* initial content of the MRAM variables */

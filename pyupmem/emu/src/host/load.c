@@ -109,6 +109,18 @@ static dpu_error_t load_image(struct dpu_set_t set, const uint8_t *image, size_t
         status = DPU_ERR_TOO_MANY_TASKLETS;
     if (status == DPU_OK && program->nr_tasklets == 0)
         status = DPU_ERR_ELF_INVALID_FILE;
+    const struct emu_chip *chip = allocation->profile.chip;
+    if (status == DPU_OK && program->wram_needed > chip->wram_size) {
+        /* Built for a larger WRAM (v1A's, by default) than this set's chip has: the build
+         * checks only the chip it was built for. */
+        fprintf(stderr,
+                "pyupmem emulator: dpu_load: the program needs %u bytes of WRAM (%u of data and "
+                "variables, %u of stacks) and a %s DPU (the profile's chipVersion) has %u: build "
+                "it for that chip (-mcpu=%s, which checks its WRAM) and make it fit\n",
+                program->wram_needed, program->wram_needed - program->wram_stacks,
+                program->wram_stacks, chip->name, chip->wram_size, chip->name);
+        status = DPU_ERR_ELF_INVALID_FILE;
+    }
     if (status != DPU_OK) {
         emu_release_program(program);
         return status;
