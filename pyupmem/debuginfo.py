@@ -17,10 +17,9 @@ How C types become dtypes:
   union or anything else is raw bytes (``V<n>``); ``typedef``, ``const``, ``volatile``
   and ``_Atomic`` are looked through.
 
-The sizes are those of the machine the program was compiled for. On the DPU (SDK
-compiler) ``long`` and pointers are 4 bytes; on the emulator a DPU program is a host
-x86-64 binary, so there ``long`` and pointers are 8 bytes, and the dtypes follow. Programs
-that use the fixed-width types (``uint32_t``, ``int64_t``) see the same dtypes on both.
+The sizes are those of the machine the program was compiled for: the DPU's (pointers and
+``size_t`` 4 bytes, ``long`` 8), on hardware as on the emulator, whose DPU programs are
+built in that data model.
 
 A binary without debug information (built with ``debug=False`` or elsewhere without
 ``-g``) has no types: transfers then need an explicit ``dtype=``.
@@ -168,13 +167,13 @@ class _Reader:
             label = f"struct {_name(die)}" if _name(die) else "struct"
             names, formats, offsets = [], [], []
             for child in die.iter_children():
-                if (
-                    child.tag != "DW_TAG_member"
-                    or "DW_AT_data_member_location" not in child.attributes
-                ):
+                if child.tag != "DW_TAG_member":
                     continue
                 if "DW_AT_bit_size" in child.attributes:
-                    return label, _raw(size), ()  # bit fields: raw bytes
+                    # bit fields (DWARF 5 places them with DW_AT_data_bit_offset): raw bytes
+                    return label, _raw(size), ()
+                if "DW_AT_data_member_location" not in child.attributes:
+                    continue
                 location = child.attributes["DW_AT_data_member_location"].value
                 if not isinstance(location, int):
                     return label, _raw(size), ()

@@ -11,7 +11,9 @@ KERNEL = r"""
 #include <defs.h>
 #include <stdint.h>
 struct point { int32_t x; float y; uint16_t tag[3]; };
+struct flags { uint32_t id; unsigned ready : 1; unsigned kind : 7; uint16_t after; };
 __host uint32_t n;
+__host struct flags states[2];
 __host float weights[4][16];
 __host struct point pts[5];
 __host int64_t total;
@@ -39,6 +41,12 @@ def test_symbols_know_their_c_types(dpus: pim.DpuSet) -> None:
     assert program["pts"].dtype.names == ("x", "y", "tag")
     assert program["pts"].dtype.itemsize == 16 and program["pts"].shape == (5,)
     assert program["big"].dtype == np.uint64 and program["big"].memory == "MRAM"
+
+
+def test_a_struct_with_bit_fields_is_raw_bytes_not_its_other_fields(dpus: pim.DpuSet) -> None:
+    """numpy has no bit fields: the whole struct is bytes, never a dtype missing them."""
+    states = dpus.program["states"]
+    assert states.dtype == np.dtype("V8") and states.shape == (2,), states.dtype
 
 
 def test_scalars_gather_one_value_per_dpu(dpus: pim.DpuSet) -> None:
