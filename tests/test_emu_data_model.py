@@ -1,9 +1,11 @@
-"""DPU programs see a DPU: its 32-bit data model, its C library only, its memory limits and
-its stacks (issue 16)."""
+"""DPU programs see a DPU: its data model (32-bit pointers and size_t, 64-bit long), its C
+library only, its memory limits and its stacks (issue 16)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -45,13 +47,108 @@ def run_once(source: str, symbol: str, count: int, dtype=np.uint32, **build):
         return dpus.gather(symbol, dtype, count)[0], dpus[0].log()
 
 
-def test_long_pointers_and_size_t_are_4_bytes_and_structs_are_laid_out_as_on_a_dpu():
+def test_pointers_and_size_t_are_4_bytes_long_is_8_and_structs_are_laid_out_as_on_a_dpu():
     sizes, _ = run_once(SIZES, "sizes", 11, nr_tasklets=1)
-    # long, void *, size_t: 4; {char; long; void *}: 12 (on x86-64: 24); long long 8;
-    # {char; long long; double}: 24 with 8-byte alignment of long long; long double is a
-    # double (UPMEM's clang: LongDoubleWidth 64), so {char; long double} is 16 (x32: 32)
-    # and max_align_t is 8-aligned.
-    assert list(sizes) == [4, 4, 4, 12, 8, 24, 8, 40, 8, 16, 8]
+    # UPMEM's clang for the DPU: 32-bit pointers and size_t, LongWidth = LongAlign = 64.
+    # long 8, void * and size_t 4; {char; long; void *}: 24 (the pointer at 16, then padding
+    # to long's alignment; x32's own long would make it 12); long long 8; {char; long long;
+    # double}: 24; -1L is negative; long double is a double (LongDoubleWidth 64), so {char;
+    # long double} is 16 (x32: 32) and max_align_t is 8-aligned.
+    assert list(sizes) == [8, 4, 4, 24, 8, 24, 8, 40, 8, 16, 8]
+
+
+def test_long_is_64_bits_in_arithmetic_constants_builtins_macros_and_the_c_library():
+    source = """
+    #include <limits.h>
+    #include <stdint.h>
+    #include <stdio.h>
+    #include <stdlib.h>
+    __host uint64_t values[8];
+    int main(void)
+    {
+        unsigned long one = 1;
+        const char *format = "%ld|%lx\\n";  /* not a literal at the call: read as 64 bits */
+        values[0] = one << 40;
+        values[1] = 1L << 40;
+        values[2] = (uint64_t)LONG_MAX;
+        values[3] = __SIZEOF_LONG__ * 100 + __builtin_popcountl(~0UL);
+        values[4] = (uint64_t)atol("-5000000000");
+        values[5] = (uint64_t)labs(-5000000000L);
+        values[6] = (uint64_t)ldiv(5000000000L, 2).quot;
+        printf("%ld|%lu|%5lx|%%ld\\n", -5000000000L, ULONG_MAX, 0xabcdef012L);
+        printf(format, 1L << 33, ULONG_MAX);
+        return 0;
+    }
+    """
+    program = pim.build_program(source, nr_tasklets=1, extra_args=["-Wall", "-Wextra", "-Werror"])
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.launch()
+        values = dpus.gather("values", np.uint64, 8)[0]
+        lines = dpus[0].log().splitlines()
+    assert list(values[:7]) == [
+        1 << 40, 1 << 40, (1 << 63) - 1, 864, (1 << 64) - 5_000_000_000, 5_000_000_000,
+        2_500_000_000,
+    ]
+    assert lines[-2:] == [
+        "-5000000000|18446744073709551615|abcdef012|%ld",
+        "8589934592|ffffffffffffffff",
+    ]
+
+
+def test_a_cxx_dpu_program_has_the_same_data_model(tmp_path):
+    source = tmp_path / "sizes.cpp"
+    source.write_text(
+        "#include <stdint.h>\n#include <defs.h>\n__host uint32_t sizes[3];\n"
+        "template <typename T> constexpr unsigned size_of() { return sizeof(T); }\n"
+        "int main() { sizes[0] = size_of<long>(); sizes[1] = alignof(unsigned long);"
+        " sizes[2] = sizeof(void *); return 0; }\n"
+    )
+    sizes, _ = run_once(source, "sizes", 3, nr_tasklets=1)
+    assert list(sizes) == [8, 8, 4]
+
+
+def test_the_64_bit_long_rewrite_touches_only_lone_longs_l_suffixes_and_printf_formats():
+    """The compiler proper's rewrite (toolchain/dpu_data_model.py) of a source whose
+    directives were handled: a lone `long` becomes a macro for `long long` of its length."""
+    import importlib.util
+
+    path = Path(pim.__file__).parent / "emu" / "toolchain" / "dpu_data_model.py"
+    spec = importlib.util.spec_from_file_location("dpu_data_model", path)
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    source = (
+        '# 1 "long.c"\n'
+        "#define ULONG unsigned long\n"
+        "#  define BIT(n) (1UL << (n))\n"
+        "long a; unsigned long b = 1UL; long long c = 2LL; long double d = 1.0L;\n"
+        "static const long int e = 0x10l; unsigned\nlong f = 3lu + 07L + 1.5e3L;\n"
+        'int g(void) { printf("%ld %5.2lx %lld %%ld %lc", a, b, c, 0); puts("%ld");'
+        " return (int)sizeof(long) + 'L'; }\n"
+    )
+    assert model.rewrite(source) == (
+        '# 1 "long.c"\n'
+        "#define _L64 long long\n"
+        "#define ULONG unsigned _L64\n"
+        "#  define BIT(n) (1ULL << (n))\n"
+        "_L64 a; unsigned _L64 b = 1ULL; long long c = 2LL; long double d = 1.0L;\n"
+        "static const _L64 int e = 0x10ll; unsigned\n_L64 f = 3llu + 07LL + 1.5e3L;\n"
+        'int g(void) { printf("%lld %5.2llx %lld %%ld %lc", a, b, c, 0); puts("%ld");'
+        " return (int)sizeof(_L64) + 'L'; }\n"
+    )
+    cxx = 'auto s = R"x(long %ld)x"; unsigned long operator""_k(unsigned long long v);\n'
+    assert model.rewrite(cxx) == (
+        "#define _L64 long long\n"
+        'auto s = R"x(long %ld)x"; unsigned _L64 operator""_k(unsigned long long v);\n'
+    )
+
+
+def test_a_compiler_message_points_at_the_column_of_the_source():
+    """The rewrite keeps columns: after `long` and a macro on the line, the caret is right."""
+    source = "#define main_type long\nmain_type f(long x) { return x + undeclared_name; }\n"
+    with pytest.raises(pim.CompileError) as error:
+        pim.build_program(source, nr_tasklets=1, cache=False)
+    assert re.search(r":2:34: error: .undeclared_name. undeclared", str(error.value)), error.value
 
 
 def test_a_host_struct_laid_out_as_on_hardware_reads_back_field_by_field():
@@ -70,15 +167,15 @@ def test_a_host_struct_laid_out_as_on_hardware_reads_back_field_by_field():
         return 0;
     }
     """
-    layout = np.dtype([("tag", "i1"), ("value", "<i4"), ("next", "<u4")], align=True)
-    assert layout.itemsize == 12
+    layout = np.dtype([("tag", "i1"), ("value", "<i8"), ("next", "<u4")], align=True)
+    assert layout.itemsize == 24
     records = np.zeros(2, layout)
     records[1] = (ord("b"), -7, 0x1234)
     program = pim.build_program(source, nr_tasklets=1)
     with pim.DpuSet(1, backend="emulator") as dpus:
         dpus.load(program)
         # pyupmem reads the layout from the program's debug information: the DPU's.
-        assert dpus.symbol("records").dtype.itemsize == 12
+        assert dpus.symbol("records").dtype.itemsize == 24
         dpus.broadcast("records", records)
         dpus.launch()
         assert list(dpus.gather("checks", np.uint32, 2)[0]) == [1, 0x1234]
@@ -91,7 +188,7 @@ def test_printf_formats_with_the_dpus_types():
     #include <inttypes.h>
     int main(void)
     {
-        long big = 3000000000L;  /* does not fit a 32-bit long: it wraps, as on a DPU */
+        long big = 3000000000L;  /* fits the DPU's 64-bit long */
         unsigned long long wide = 1ull << 40;
         printf("%ld %lu %llu %" PRIu64 " %zu %p %s|%5.2f|%-4d|%c|%x|%*d\\n", big,
                (unsigned long)-1, wide, (uint64_t)wide, sizeof(long), (void *)0x80,
@@ -108,7 +205,8 @@ def test_printf_formats_with_the_dpus_types():
         dpus.launch()
         lines = dpus[0].log().splitlines()
     assert lines[-4] == (
-        "-1294967296 4294967295 1099511627776 1099511627776 4 0x80 text| 3.14|7   |z|ff|    42"
+        "3000000000 18446744073709551615 1099511627776 1099511627776 8 0x80 text| 3.14|7   |z|ff|"
+        "    42"
     )
     assert lines[-3] == "1 2 3 4 5 6 7 8 0.5 1.5"
     # '*' widths and precisions: negative width is the '-' flag, negative precision none
@@ -495,6 +593,27 @@ def test_a_plain_access_to_mram_in_a_loop_warns_once_without_debug_information(c
     assert len(warnings) == 1, warnings
     # no line table: no file either (addr2line would name the C library's object)
     assert "(tasklet 0, ?:0)" in warnings[0], warnings
+
+
+def test_an_mram_pointer_past_mram_faults_naming_its_mram_address():
+    source = """
+    #include <stdint.h>
+    #include <mram.h>
+    __mram_noinit uint32_t area[16];
+    __host uint32_t seen;
+    int main(void)
+    {
+        __mram_ptr uint32_t *past = (__mram_ptr uint32_t *)((uintptr_t)area + (64u << 20));
+        seen = *past;
+        return 0;
+    }
+    """
+    program = pim.build_program(source, nr_tasklets=1)
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        address = dpus.symbol("area").address + (64 << 20)
+        with pytest.raises(pim.DpuFaultError, match=f"__mram_ptr access at {address:#010x}"):
+            dpus.launch()
 
 
 def test_a_plain_access_to_mram_faults_in_strict_mode():

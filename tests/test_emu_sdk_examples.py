@@ -23,12 +23,9 @@ import subprocess
 
 import numpy as np
 import pytest
-from emu_support import PROGRAMS, build_dpu, build_host, emulator, parse_codes, run, toolchain_env
-
-from pyupmem import emu
+from emu_support import PROGRAMS, build_dpu, build_host, parse_codes, run, toolchain_env
 
 EXAMPLES = PROGRAMS / "sdk_examples"
-DPU_INCLUDE = emu.SOURCE_DIR / "include" / "dpu"
 
 STACK_FLAGS = ("-DNR_TASKLETS=3", "-DSTACK_SIZE_DEFAULT=256", "-DSTACK_SIZE_TASKLET_1=2048")
 
@@ -43,55 +40,6 @@ BUILDS = {
     "fsb_example.c": ("-DNR_TASKLETS=4",),
     "mram_example.c": ("-DNR_TASKLETS=16",),
 }
-
-
-def _emulator_sources_mention(word: str) -> bool:
-    """Whether any source of the emulator (runtime, headers, toolchain, Python) names `word`."""
-    suffixes = {".c", ".h", ".S", ".in", ".py", ".ld"}
-    return any(
-        word in path.read_text(errors="replace")
-        for path in emu.SOURCE_DIR.rglob("*")
-        if path.is_file() and path.suffix in suffixes
-    )
-
-
-def _dpu_pointer_size() -> int:
-    """__SIZEOF_POINTER__ as the DPU compiler defines it (4 on a DPU: ILP32)."""
-    emulator()
-    macros = subprocess.run(
-        ["dpu-upmem-dpurte-clang", "-dM", "-E", "-x", "c", "/dev/null"],
-        check=True,
-        env=toolchain_env(),
-        capture_output=True,
-        text=True,
-    ).stdout
-    for line in macros.splitlines():
-        if line.startswith("#define __SIZEOF_POINTER__ "):
-            return int(line.split()[2])
-    raise AssertionError("the DPU compiler does not define __SIZEOF_POINTER__")
-
-
-STACKS_NOT_SIZED = not _emulator_sources_mention("STACK_SIZE_TASKLET")
-NO_FSB_HEADER = not (DPU_INCLUDE / "fsb_allocator.h").exists()
-NOT_ILP32 = _dpu_pointer_size() != 4
-
-needs_sized_stacks = pytest.mark.skipif(
-    STACKS_NOT_SIZED,
-    reason="the emulator does not size tasklet stacks yet: no emulator source names "
-    "STACK_SIZE_TASKLET (check_stack() gives every tasklet the same 256 KiB stack)",
-)
-needs_fsb_header = pytest.mark.skipif(
-    NO_FSB_HEADER, reason="fsb_allocator.h is not in the emulator's DPU include folder"
-)
-needs_fsb_and_ilp32 = pytest.mark.skipif(
-    NO_FSB_HEADER or NOT_ILP32,
-    reason=(
-        "fsb_allocator.h is not in the emulator's DPU include folder"
-        if NO_FSB_HEADER
-        else "DPU programs are not ILP32 yet (__SIZEOF_POINTER__ is not 4): the list "
-        "nodes take 16 bytes instead of 8 and four allocators exhaust the WRAM"
-    ),
-)
 
 
 def run_example(name: str, *args: str | object, dpu_flags: tuple[str, ...] | None = None):
@@ -118,13 +66,7 @@ def log_lines(stdout: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        pytest.param(s, marks=needs_fsb_header) if s == "fsb_example.c" else s
-        for s in sorted(BUILDS)
-    ],
-)
+@pytest.mark.parametrize("source", sorted(BUILDS))
 def test_example_builds_without_warnings(source):
     """As C11 with -Wall -Wextra, with the flags each is built with."""
     result = subprocess.run(
@@ -144,7 +86,6 @@ def test_hello_world():
     assert lines[1:] == ["Hello World!"]
 
 
-@needs_sized_stacks
 def test_tasklet_stack_check():
     """Every tasklet runs the same code, so what is left differs by what each was given:
     tasklet 1 has 2048 - 256 bytes more than tasklets 0 and 2, and what is left of a
@@ -157,7 +98,6 @@ def test_tasklet_stack_check():
     assert left[1] - left[0] == 2048 - 256
 
 
-@needs_sized_stacks
 def test_tasklet_stack_check_default_stack():
     """Without STACK_SIZE_* every tasklet gets the SDK's default stack, 1024 bytes (what
     dpu_stack_analyzer reports as "Allocated size" for a program built without them)."""
@@ -227,7 +167,6 @@ def test_barrier():
 FSB_VALUES = (42, 1, -2, 13, 22, 10000, 0, 91, -45, 9, 0)
 
 
-@needs_fsb_and_ilp32
 def test_fixed_size_buffer():
     """A node (an int and a pointer) is 8 bytes; tasklet t keeps the odd values of
     t + FSB_VALUES and sums them; every block freed goes back to its allocator."""

@@ -4,6 +4,24 @@
  * default) in the binary, outside WRAM, where the host library and the worker read them. */
 #ifndef PYUPMEM_DPU_PROGRAM_H
 #define PYUPMEM_DPU_PROGRAM_H
+#ifdef __PYUPMEM_LONG64__
+/* The DPU's long is 64 bits (the build's compiler proper makes each `long` a `long long`,
+ * toolchain/dpu_data_model.py): the predefined macros say so, and the builtins named for
+ * `long` take the 64-bit one, as on a DPU. */
+#undef __SIZEOF_LONG__
+#define __SIZEOF_LONG__ 8
+#undef __LONG_MAX__
+#define __LONG_MAX__ 0x7fffffffffffffffL
+#undef __LONG_WIDTH__
+#define __LONG_WIDTH__ 64
+#define __builtin_clzl __builtin_clzll
+#define __builtin_ctzl __builtin_ctzll
+#define __builtin_clrsbl __builtin_clrsbll
+#define __builtin_ffsl __builtin_ffsll
+#define __builtin_parityl __builtin_parityll
+#define __builtin_popcountl __builtin_popcountll
+#define __builtin_labs __builtin_llabs
+#endif
 #ifndef NR_TASKLETS
 #define NR_TASKLETS 1
 #endif

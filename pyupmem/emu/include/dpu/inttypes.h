@@ -1,5 +1,5 @@
-/* inttypes.h of the DPU's C library: printf and scanf formats for ILP32 (int64_t is
- * long long, int32_t is int, intptr_t is int). */
+/* inttypes.h of the DPU's C library: printf and scanf formats for the DPU's data model
+ * (int64_t is long long, int32_t is int, intptr_t is int). */
 #ifndef _DPUSYSCORE_INTTYPES_H_
 #define _DPUSYSCORE_INTTYPES_H_
 #include <stdint.h>

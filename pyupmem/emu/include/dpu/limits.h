@@ -1,4 +1,5 @@
-/* limits.h of the DPU's C library, from the compiler's predefined limits (ILP32). */
+/* limits.h of the DPU's C library, from the compiler's predefined limits (the DPU's:
+ * 32-bit int, 64-bit long, see _dpu_program.h). */
 #ifndef _DPUSYSCORE_LIMITS_H_
 #define _DPUSYSCORE_LIMITS_H_
 

@@ -3,6 +3,7 @@
  * string functions without pointers to pointers are the host's own (LEAF imports).
  * strerror is apart (strerror.c): a program gets its table of messages only when it calls it. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,38 +53,35 @@ void exit(int status)
     halt();
 }
 
-static long parse_long(const char *text, long low, long high)
+/* A decimal integer, clamped to [low, high] with errno ERANGE, as the SDK's atoi and atol. */
+static long long parse_integer(const char *text, long long low, long long high)
 {
     while (*text == ' ' || (unsigned)*text - '\t' < 5u)
         text++;
     int negative = *text == '-';
     if (*text == '-' || *text == '+')
         text++;
-    long long value = 0;
+    unsigned long long limit = negative ? 0u - (unsigned long long)low : (unsigned long long)high;
+    unsigned long long value = 0;
     for (; (unsigned)*text - '0' < 10u; text++) {
-        value = value * 10 + (*text - '0');
-        if (value > (long long)high + 1) {
+        unsigned digit = (unsigned)*text - '0';
+        if (value > (limit - digit) / 10) {
             errno = ERANGE;
             return negative ? low : high;
         }
+        value = value * 10 + digit;
     }
-    if (negative)
-        value = -value;
-    if (value < low || value > high) {
-        errno = ERANGE;
-        return value < low ? low : high;
-    }
-    return (long)value;
+    return negative ? (long long)(0u - value) : (long long)value;
 }
 
 int atoi(const char *nptr)
 {
-    return (int)parse_long(nptr, -2147483647 - 1, 2147483647);
+    return (int)parse_integer(nptr, INT_MIN, INT_MAX);
 }
 
 long atol(const char *nptr)
 {
-    return parse_long(nptr, -2147483647L - 1, 2147483647L);
+    return parse_integer(nptr, LONG_MIN, LONG_MAX);
 }
 
 char *strlwr(char *string)

@@ -26,6 +26,7 @@
 #define PAGE 4096u
 #define TRAP_FLAG 0x100
 #define WRAM_ADDRESS_MASK 0xffffu /* a DPU's WRAM addresses are 16 bits (64 KiB) */
+#define MRAM_WINDOW ((size_t)1 << 32) /* what a 32-bit address reaches from gs's base */
 
 char *__dpurt_mram;
 volatile sig_atomic_t __dpurt_stepping;
@@ -47,7 +48,9 @@ static void reserve(uintptr_t start, size_t length)
 void __dpurt_map_mram(int mram_fd, uint32_t slot_index, bool in_flat_space)
 {
     off_t offset = (off_t)slot_index * EMU_MRAM_SIZE;
-    size_t span = (size_t)EMU_MRAM_BASE + EMU_MRAM_SIZE;
+    /* All that a 32-bit __seg_gs address reaches, so that a stray one faults here instead
+     * of landing in the worker's own memory. */
+    size_t span = MRAM_WINDOW;
     char *space = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (space == MAP_FAILED ||
         mmap(space, EMU_MRAM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd, offset) ==
@@ -71,6 +74,18 @@ void __dpurt_map_mram(int mram_fd, uint32_t slot_index, bool in_flat_space)
         reserve(EMU_MRAM_BASE, EMU_MRAM_SIZE);
         reserve(0x10000, EMU_MRAM_SIZE - 0x10000);
     }
+}
+
+bool __dpurt_outside_mram(const void *address, uint32_t *mram_address)
+{
+    if (__dpurt_mram == NULL)
+        return false;
+    uintptr_t space = (uintptr_t)__dpurt_mram - EMU_MRAM_BASE;
+    uintptr_t at = (uintptr_t)address;
+    if (at < space || at - space >= MRAM_WINDOW)
+        return false;
+    *mram_address = (uint32_t)(at - space);
+    return true;
 }
 
 void __dpurt_keep_wram(int fd, off_t offset, uintptr_t start, size_t bytes)

@@ -258,7 +258,7 @@ static void on_signal(int signo, siginfo_t *info, void *context)
     }
     char message[512];
     unsigned overflowed;
-    uint32_t stack_size;
+    uint32_t stack_size, mram_address;
     if (signo == SIGSEGV && __dpurt_in_stack_guard(info->si_addr, &overflowed, &stack_size))
         snprintf(message, sizeof(message),
                  "stack overflow%s: tasklet %u used more than its %u-byte stack (on hardware it "
@@ -266,6 +266,13 @@ static void on_signal(int signo, siginfo_t *info, void *context)
                  "or -DSTACK_SIZE_DEFAULT=<bytes>, or use less: large local arrays belong in "
                  "global WRAM or MRAM",
                  where, overflowed, stack_size, overflowed);
+    else if (signo == SIGSEGV && __dpurt_outside_mram(info->si_addr, &mram_address))
+        snprintf(message, sizeof(message),
+                 "bad MRAM access (SIGSEGV): an __mram_ptr access at 0x%08x, outside MRAM "
+                 "(0x%08x-0x%08x, or offsets below 0x%08x)%s (tasklet %u); on a DPU only the "
+                 "address's low 26 bits would count: keep __mram_ptr pointers inside MRAM",
+                 mram_address, EMU_MRAM_BASE, EMU_MRAM_BASE + EMU_MRAM_SIZE - 1, EMU_MRAM_SIZE,
+                 where, __dpurt.current);
     else if (signo == SIGSEGV || signo == SIGBUS)
         snprintf(message, sizeof(message), "%s at address %p%s (tasklet %u)", what, info->si_addr,
                  where, __dpurt.current);

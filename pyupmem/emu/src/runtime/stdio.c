@@ -78,9 +78,9 @@ static void emit(struct output *out, const char *text, size_t length)
     }
 }
 
-/* printf of the DPU's C library, with the DPU's types: `long`, `size_t` and pointers are
- * 32 bits. Each conversion is formatted by the host's snprintf with the same flags, width
- * and precision, from the argument read at the DPU's width. */
+/* printf of the DPU's C library, with the DPU's types: `size_t` and pointers are 32 bits,
+ * `long` and `long long` 64. Each conversion is formatted by the host's snprintf with the
+ * same flags, width and precision, from the argument read at the DPU's width. */
 int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
 {
     struct output out = {.used = 0, .total = 0};
@@ -116,13 +116,11 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
                     spec[used++] = *at++;
             }
         }
-        int longs = 0; /* l: 1, ll/j/q: 2 (the DPU's long is 32 bits, long long 64) */
+        bool wide = false; /* l, ll, j, q, L: 64 bits (the DPU's long and long long) */
         char small = 0; /* h or hh */
         for (;; at++) {
-            if (*at == 'l')
-                longs++;
-            else if (*at == 'j' || *at == 'q' || *at == 'L')
-                longs = 2;
+            if (*at == 'l' || *at == 'j' || *at == 'q' || *at == 'L')
+                wide = true;
             else if (*at == 'h')
                 small = small ? 'H' : 'h';
             else if (*at != 'z' && *at != 't')
@@ -150,7 +148,7 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
             uint64_t raw = next_integer(arguments);
             long long value;
             bool is_signed = conversion == 'd' || conversion == 'i';
-            if (longs == 2)
+            if (wide)
                 value = (long long)raw;
             else if (small == 'H')
                 value = is_signed ? (long long)(int8_t)raw : (long long)(uint8_t)raw;
