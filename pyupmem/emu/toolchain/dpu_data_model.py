@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 LONG = "_L64"  # a reserved name of the length of `long`
 DEFINE_LONG = f"#define {LONG} long long\n"
@@ -136,6 +134,10 @@ def _rewrite_code(source: str) -> str:
     return "".join(pieces)
 
 
+# gcc's own temporary file for the preprocessed source (%g.i): rewritten in place.
+GCC_TEMPORARY = re.compile(r"cc[A-Za-z0-9]{6}\.ii?")
+
+
 def main(args: list[str]) -> int:
     real, arguments = args[0], args[1:]
     try:
@@ -145,11 +147,21 @@ def main(args: list[str]) -> int:
             source = file.read()
     except (ValueError, IndexError, OSError):
         os.execv(real, [real, *arguments])  # not a compile of preprocessed source
+    text = rewrite(source)
+    if GCC_TEMPORARY.fullmatch(os.path.basename(path)):
+        # gcc made it and deletes it: rewrite it and become the real compiler proper,
+        # without the time of a child process.
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as file:
+            file.write(text)
+        os.execv(real, [real, *arguments])
+    import subprocess  # a preprocessed file of the user's own: compile a rewritten copy
+    import tempfile
+
     suffix = os.path.splitext(path)[1] or ".i"
     with tempfile.NamedTemporaryFile(
         "w", suffix=suffix, encoding="utf-8", errors="surrogateescape", delete=False
     ) as rewritten:
-        rewritten.write(rewrite(source))
+        rewritten.write(text)
     try:
         arguments[position] = rewritten.name
         return subprocess.run([real, *arguments]).returncode
