@@ -4,12 +4,14 @@ library only, its memory limits and its stacks (issue 16)."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pyupmem as pim
+from pyupmem import emu
 
 SIZES = """
 #include <stdint.h>
@@ -141,6 +143,18 @@ def test_the_64_bit_long_rewrite_touches_only_lone_longs_l_suffixes_and_printf_f
         "#define _L64 long long\n"
         'auto s = R"x(long %ld)x"; unsigned _L64 operator""_k(unsigned long long v);\n'
     )
+
+
+def test_preprocessing_alone_expands_macros_and_predefines_the_dpus_sizes(tmp_path):
+    source = tmp_path / "expand.c"
+    source.write_text("#define TWICE(x) ((x) + (x))\nint main(void) { return TWICE(2); }\n")
+    compiler = str(emu.build().bin_dir / "dpu-upmem-dpurte-clang")
+    expanded = subprocess.run([compiler, "-E", str(source)], capture_output=True, text=True,
+                              check=True).stdout
+    assert "int dpu_main(void) { return ((2) + (2)); }" in expanded
+    macros = subprocess.run([compiler, "-dM", "-E", str(source)], capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    assert "#define __SIZEOF_LONG__ 8" in macros and "#define __SIZEOF_POINTER__ 4" in macros
 
 
 def test_a_compiler_message_points_at_the_column_of_the_source():
