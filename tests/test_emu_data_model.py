@@ -360,6 +360,25 @@ def test_wram_addresses_do_not_depend_on_where_the_source_lies(tmp_path):
     assert addresses[0] == addresses[1]
 
 
+def test_strerror_has_a_message_for_every_code_of_errno_h():
+    codes = re.findall(
+        r"#define (E[A-Z0-9]+) ", (emu.SOURCE_DIR / "include" / "dpu" / "errno.h").read_text()
+    )
+    assert len(codes) > 10, codes
+    source = (
+        "#include <errno.h>\n#include <stdint.h>\n#include <string.h>\n#include <defs.h>\n"
+        f"__host uint32_t unknown[{len(codes)}];\n"
+        "int main(void) {\n"
+        + "".join(
+            f'    unknown[{i}] = strcmp(strerror({code}), "Unknown error") == 0;\n'
+            for i, code in enumerate(codes)
+        )
+        + "    return 0;\n}\n"
+    )
+    unknown, _ = run_once(source, "unknown", len(codes), nr_tasklets=1)
+    assert [code for code, flag in zip(codes, unknown, strict=True) if flag] == []
+
+
 def test_the_c_librarys_messages_take_wram_only_in_a_program_that_calls_strerror():
     source = """
     #include <defs.h>
