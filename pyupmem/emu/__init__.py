@@ -261,21 +261,21 @@ def _cost_flags(emulator: Emulator) -> str:
     )
 
 
-def _data_model_flags(emulator: Emulator, compiler: str) -> str:
+def _dpu_source_flags(emulator: Emulator, compiler: str) -> str:
     """Compiler flags that give DPU programs the DPU's 64-bit ``long`` (``""`` where the
     host compiler is not gcc).
 
     -no-integrated-cpp makes gcc hand the source, its directives handled
     (-fdirectives-only: macros are expanded later, so diagnostics keep their columns), to
     its compiler proper as a file, and -B puts the emulator's compiler proper first, which
-    rewrites ``long`` before gcc's own compiles it (``toolchain/dpu_data_model.py``)."""
+    rewrites ``long`` before gcc's own compiles it (``toolchain/dpu_source.py``)."""
     result = subprocess.run(
         [*compiler.split(), "-print-prog-name=cc1"], capture_output=True, text=True
     )
     if result.returncode != 0 or not os.path.isabs(result.stdout.strip()):
         return ""
     return (
-        f"-no-integrated-cpp -fdirectives-only -B{emulator.root / 'libexec' / 'data_model'}/ "
+        f"-no-integrated-cpp -fdirectives-only -B{emulator.root / 'libexec' / 'dpu_source'}/ "
         "-D__PYUPMEM_LONG64__"
     )
 
@@ -296,7 +296,7 @@ def _write_tool(
         .replace("@CC@", compiler)
         .replace("@PYTHON@", python_executable())
         .replace("@COST_FLAGS@", _cost_flags(emulator))
-        .replace("@DATA_MODEL_FLAGS@", _data_model_flags(emulator, compiler))
+        .replace("@DPU_SOURCE_FLAGS@", _dpu_source_flags(emulator, compiler))
         .replace("@COMPILER_INCLUDE@", compiler_include(compiler))
     )
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -480,11 +480,11 @@ def build(force: bool = False) -> Emulator:
         cost.mkdir(parents=True)
         shutil.copy(SOURCE_DIR / "toolchain" / "dpu_cost_as.py", cost / "dpu_cost_as.py")
         _write_tool(SOURCE_DIR / "toolchain" / "cost-as.in", cost / "as", emulator, compiler)
-        data_model = emulator.root / "libexec" / "data_model"
-        data_model.mkdir(parents=True)
-        shutil.copy(SOURCE_DIR / "toolchain" / "dpu_data_model.py", data_model)
+        source_step = emulator.root / "libexec" / "dpu_source"
+        source_step.mkdir(parents=True)
+        shutil.copy(SOURCE_DIR / "toolchain" / "dpu_source.py", source_step)
         for proper in ("cc1", "cc1plus"):
-            _write_tool(SOURCE_DIR / "toolchain" / "compiler-proper.in", data_model / proper,
+            _write_tool(SOURCE_DIR / "toolchain" / "compiler-proper.in", source_step / proper,
                         emulator, compiler, proper=proper)
         libexec = emulator.root / "libexec"
         shutil.copy(SOURCE_DIR / "toolchain" / "check_memory.py", libexec / "check_memory.py")

@@ -6,7 +6,7 @@
 #define PYUPMEM_DPU_PROGRAM_H
 #ifdef __PYUPMEM_LONG64__
 /* The DPU's long is 64 bits (the build's compiler proper makes each `long` a `long long`,
- * toolchain/dpu_data_model.py): the predefined macros say so, and the builtins named for
+ * toolchain/dpu_source.py): the predefined macros say so, and the builtins named for
  * `long` take the 64-bit one, as on a DPU. */
 #undef __SIZEOF_LONG__
 #define __SIZEOF_LONG__ 8

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The compiler proper (cc1, cc1plus) of DPU program builds for the pyupmem emulator: gives
-``long`` the DPU's 64 bits.
+"""The compiler proper (cc1, cc1plus) of DPU program builds for the pyupmem emulator: the
+source as the DPU's compiler (UPMEM's clang) reads it, for gcc: ``long`` with the DPU's 64
+bits, and clang's loop-unrolling pragmas.
 
 UPMEM's DPU compiler has 32-bit pointers, ``int`` and ``size_t`` but a 64-bit, 8-aligned
 ``long`` (its clang target: ``LongWidth = LongAlign = 64``; the SDK's ``stdint.h`` makes
@@ -17,12 +18,16 @@ before gcc's own compiler proper sees it, and rewrites, in the code and in macro
 - the ``l`` length of a conversion (``%ld``, ``%lu``, ``%lx``) in a literal format string of
   a ``printf`` call to ``ll``, so gcc's format checks see the types the arguments now have
   (a format that reaches ``printf`` through a macro keeps its ``%ld``: gcc then warns, and
-  the DPU's ``printf`` reads 64 bits all the same).
+  the DPU's ``printf`` reads 64 bits all the same);
+- clang's ``#pragma unroll``, ``#pragma unroll N``, ``#pragma nounroll`` and ``#pragma clang
+  loop unroll(full|disable|enable)`` / ``unroll_count(N)``, which PrIM's kernels use, to
+  gcc's ``#pragma GCC unroll``, so the loop is unrolled as on a DPU (which the cost counting
+  sees) and gcc does not warn about an unknown pragma.
 
 Everything else passes through as it is, line markers included, so diagnostics keep their
 files and lines.
 
-Usage (by the cc1 wrapper): dpu_data_model.py REAL_CC1 -fpreprocessed INPUT ARGS...
+Usage (by the cc1 wrapper): dpu_source.py REAL_CC1 -fpreprocessed INPUT ARGS...
 """
 
 from __future__ import annotations
@@ -34,6 +39,13 @@ import sys
 LONG = "_L64"  # a reserved name of the length of `long`
 DEFINE_LONG = f"#define {LONG} long long\n"
 DEFINE = re.compile(r"[ \t]*#[ \t]*define\b")
+PRAGMA_UNROLL = re.compile(
+    r"[ \t]*#[ \t]*pragma[ \t]+(?:(?P<no>nounroll)"
+    r"|unroll(?:[ \t]*\(?[ \t]*(?P<count>[0-9]+)[ \t]*\)?)?"
+    r"|clang[ \t]+loop[ \t]+(?:unroll[ \t]*\([ \t]*(?P<mode>full|enable|disable)[ \t]*\)"
+    r"|unroll_count[ \t]*\([ \t]*(?P<loop_count>[0-9]+)[ \t]*\)))[ \t]*$"
+)
+FULL_UNROLL = 65534  # gcc's largest unroll factor: as far as the trip count allows
 TOKEN = re.compile(
     r"""
     (?P<directive>^[ \t]*\#[^\n]*)
@@ -75,6 +87,18 @@ def _widen_format(literal: str) -> str:
     return LONG_CONVERSION.sub(lambda m: m[0] if m[0] == "%%" else m[0] + "l", literal)
 
 
+def _unroll_pragma(line: str) -> str:
+    """gcc's form of one of clang's loop-unrolling pragmas; any other line as it is."""
+    match = PRAGMA_UNROLL.fullmatch(line)
+    if match is None:
+        return line
+    if match["no"] or match["mode"] == "disable":
+        factor = 1
+    else:
+        factor = int(match["count"] or match["loop_count"] or FULL_UNROLL)
+    return f"#pragma GCC unroll {min(max(factor, 1), FULL_UNROLL)}"
+
+
 def rewrite(source: str) -> str:
     """The C or C++ ``source``, its directives handled (``-E -fdirectives-only``), with the
     DPU's 64-bit ``long``."""
@@ -109,6 +133,8 @@ def _rewrite_code(source: str) -> str:
             define = DEFINE.match(text)
             if define:  # a macro's body is code once expanded
                 text = text[: define.end()] + _rewrite_code(text[define.end() :])
+            else:
+                text = _unroll_pragma(text)
             pieces.append(text)
             continue
         if kind == "identifier" and text in SPECIFIERS:
