@@ -101,7 +101,7 @@ def _unroll_pragma(line: str) -> str:
 
 def rewrite(source: str) -> str:
     """The C or C++ ``source``, its directives handled (``-E -fdirectives-only``), with the
-    DPU's 64-bit ``long``."""
+    DPU's 64-bit ``long`` and gcc's forms of clang's unroll pragmas."""
     code = _rewrite_code(source)
     # After the first line marker, which names the main file (for debug information), and
     # before the next one, which sets the line numbers again.
