@@ -8,11 +8,13 @@ from __future__ import annotations
 import atexit
 import functools
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 from pyupmem import emu
 
@@ -24,6 +26,15 @@ atexit.register(shutil.rmtree, _WORKDIR, True)
 @functools.cache
 def emulator() -> emu.Emulator:
     return emu.build()
+
+
+def toolchain_module(name: str) -> ModuleType:
+    """One of the emulator's toolchain scripts (``pyupmem/emu/toolchain/<name>.py``), which
+    are not part of the package, loaded as a module."""
+    spec = importlib.util.spec_from_file_location(name, emu.SOURCE_DIR / "toolchain" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def toolchain_env(**extra: str) -> dict[str, str]:

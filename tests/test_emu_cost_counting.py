@@ -1,17 +1,10 @@
 """The counting assembler (pyupmem/emu/toolchain/dpu_cost_as.py): the DPU cost of x86-64
 instructions, and where the count is added and published in gcc's assembly."""
 
-import importlib.util
-
 import pytest
+from emu_support import toolchain_module
 
-from pyupmem import emu
-
-spec = importlib.util.spec_from_file_location(
-    "dpu_cost_as", emu.SOURCE_DIR / "toolchain" / "dpu_cost_as.py"
-)
-cost_as = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(cost_as)
+cost_as = toolchain_module("dpu_cost_as")
 
 
 @pytest.mark.parametrize(

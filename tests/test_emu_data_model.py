@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from emu_support import toolchain_module
 
 import pyupmem as pim
 from pyupmem import emu
@@ -113,12 +113,7 @@ def test_a_cxx_dpu_program_has_the_same_data_model(tmp_path):
 def test_the_64_bit_long_rewrite_touches_only_lone_longs_l_suffixes_and_printf_formats():
     """The compiler proper's rewrite (toolchain/dpu_source.py) of a source whose
     directives were handled: a lone `long` becomes a macro for `long long` of its length."""
-    import importlib.util
-
-    path = Path(pim.__file__).parent / "emu" / "toolchain" / "dpu_source.py"
-    spec = importlib.util.spec_from_file_location("dpu_source", path)
-    model = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(model)
+    model = toolchain_module("dpu_source")
     source = (
         '# 1 "long.c"\n'
         "#define ULONG unsigned long\n"

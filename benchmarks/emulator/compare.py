@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import run  # this folder's run.py: how row (c) runs and reports
+
 HERE = Path(__file__).resolve().parent
 
 # Run in a child with the checkout first on sys.path: its pyupmem builds its emulator and
@@ -49,22 +51,13 @@ def build(checkout: Path, workdir: Path) -> dict[str, str]:
 
 def compute_ratio(binaries: dict[str, str], key: str, iterations: int) -> float:
     """Native time over emulated time of one run of the compute-bound row."""
-    env = dict(os.environ, PYUPMEM_EMU_NR_RANKS="40")
-    output = subprocess.run(
-        [binaries["bench"], "compute", binaries[key], str(iterations)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    ).stdout
-    for line in output.splitlines():
-        tokens = line.split()
-        if tokens and tokens[0] == "compute_cores":
-            row = {tokens[i]: float(tokens[i + 1]) for i in range(0, len(tokens) - 1, 2)}
-            if not row["same_results"]:
-                raise SystemExit(f"{binaries[key]}: the emulator's results differ from native")
-            return row["native_s"] / row["emulator_s"]
-    raise SystemExit(f"no compute row in the output of {binaries['bench']}")
+    output = run.run(Path(binaries["bench"]), "compute", binaries[key], iterations)
+    rows = run.records(output, "compute_cores")
+    if not rows:
+        raise SystemExit(f"no compute row in the output of {binaries['bench']}")
+    if not rows[0]["same_results"]:
+        raise SystemExit(f"{binaries[key]}: the emulator's results differ from native")
+    return rows[0]["native_s"] / rows[0]["emulator_s"]
 
 
 def main() -> None:

@@ -262,8 +262,8 @@ def _cost_flags(emulator: Emulator) -> str:
 
 
 def _dpu_source_flags(emulator: Emulator, compiler: str) -> str:
-    """Compiler flags that give DPU programs the DPU's 64-bit ``long`` (``""`` where the
-    host compiler is not gcc).
+    """Compiler flags that give DPU programs the DPU's 64-bit ``long`` and clang's unroll
+    pragmas (``""`` where the host compiler is not gcc).
 
     -no-integrated-cpp makes gcc hand the source, its directives handled
     (-fdirectives-only: macros are expanded later, so diagnostics keep their columns), to
@@ -274,10 +274,7 @@ def _dpu_source_flags(emulator: Emulator, compiler: str) -> str:
     )
     if result.returncode != 0 or not os.path.isabs(result.stdout.strip()):
         return ""
-    return (
-        f"-no-integrated-cpp -fdirectives-only -B{emulator.root / 'libexec' / 'dpu_source'}/ "
-        "-D__PYUPMEM_LONG64__"
-    )
+    return f"-no-integrated-cpp -fdirectives-only -B{emulator.root / 'libexec' / 'dpu_source'}/"
 
 
 def _write_tool(

@@ -44,6 +44,16 @@ static int inside(size_t size, uint64_t offset, uint64_t length)
     return offset <= size && length <= size - offset;
 }
 
+/* The file offset of the `length` bytes of a symbol the binary stores (its section's
+ * offset plus its place in the section); 0 when they are not all in the file. */
+static uint64_t stored_bytes(size_t size, const Elf32_Shdr *sections, const Elf32_Sym *symbol,
+                             uint64_t length)
+{
+    const Elf32_Shdr *section = &sections[symbol->st_shndx];
+    uint64_t offset = section->sh_offset + (symbol->st_value - section->sh_addr);
+    return section->sh_type == SHT_PROGBITS && inside(size, offset, length) ? offset : 0;
+}
+
 static int by_name(const void *a, const void *b)
 {
     const struct emu_symbol *x = a, *y = b;
@@ -143,19 +153,16 @@ dpu_error_t emu_read_program(const uint8_t *image, size_t size, struct dpu_progr
         const char *name = (const char *)image + strtab->sh_offset + symbol->st_name;
         int type = ELF32_ST_TYPE(symbol->st_info);
         if (strcmp(name, NR_TASKLETS_SYMBOL) == 0 && symbol->st_shndx < header->e_shnum) {
-            const Elf32_Shdr *section = &sections[symbol->st_shndx];
-            uint64_t offset = section->sh_offset + (symbol->st_value - section->sh_addr);
-            if (!inside(size, offset, 4))
+            uint64_t offset = stored_bytes(size, sections, symbol, 4);
+            if (offset == 0)
                 return DPU_ERR_ELF_INVALID_FILE;
             memcpy(&program->nr_tasklets, image + offset, 4);
             found_tasklets = true;
             continue;
         }
         if (strcmp(name, STACK_SIZES_SYMBOL) == 0 && symbol->st_shndx < header->e_shnum) {
-            const Elf32_Shdr *section = &sections[symbol->st_shndx];
-            uint64_t offset = section->sh_offset + (symbol->st_value - section->sh_addr);
-            if (section->sh_type == SHT_PROGBITS && inside(size, offset, 4 * MAX_TASKLETS))
-                stack_sizes = offset;
+            stack_sizes = stored_bytes(size, sections, symbol, 4 * MAX_TASKLETS);
+            continue;
         }
         uint32_t address, sym_size = (uint32_t)symbol->st_size;
         if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0) {

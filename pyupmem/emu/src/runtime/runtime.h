@@ -130,10 +130,10 @@ void __dpurt_keep_wram(int fd, off_t offset, uintptr_t start, size_t bytes);
 /* SIGSEGV at `address`: true when it was an ordinary access at an MRAM address, now being
  * stepped; SIGTRAP: true when that step is done. */
 bool __dpurt_plain_mram_access(const void *address, void *context);
+bool __dpurt_step_done(void *context);
 /* Whether `address` (a faulting host address) is in the window of __seg_gs, MRAM's own
  * address space, outside MRAM; its address there in `mram_address`. */
 bool __dpurt_outside_mram(const void *address, uint32_t *mram_address);
-bool __dpurt_step_done(void *context);
 /* Where the program's code at `pc` is in its source (fault.c); false when unknown. */
 struct dpurt_location {
     char function[64];
