@@ -8,7 +8,7 @@ finds it in an installation that is not editable, and ``dpu_programs/mapping/`` 
 ``rl.mapping.dpu_programs`` (:data:`rl.mapping.workloads.PROGRAMS`), and
 ``dpu_programs/pimopt/`` becomes ``pimopt.dpu_programs`` (:func:`pimopt.kernel.kernel_source`),
 and the headers the programs share, ``dpu_programs/common/``, become ``pyupmem.dpu_programs``
-(:func:`pyupmem.training.include_dir`).
+(:func:`pyupmem.apps.training.include_dir`).
 """
 
 from setuptools import find_packages, setup

@@ -95,7 +95,7 @@ pygments_dark_style = "monokai"
 
 PACKAGES = ("pyupmem", "rl", "pimopt")
 # Private modules that are still part of what users read: the raw ctypes layer.
-DOCUMENTED_PRIVATE = {"pyupmem._libdpu"}
+DOCUMENTED_PRIVATE = {"pyupmem.driver.libdpu"}
 API_DIR = Path(__file__).resolve().parent / "reference" / "api"
 
 
@@ -269,11 +269,11 @@ def _drop_empty_bases(app, doctree) -> None:
 # Classes that users get from pyupmem, never construct: their constructor's parameters are
 # internal, so the reference shows no signature for them.
 INTERNAL_CONSTRUCTORS = {
-    "pyupmem.dpuset.DpuGroup",
-    "pyupmem.dpuset.Dpu",
-    "pyupmem.dpuset.Rank",
-    "pyupmem.dpuset.DpuSubset",
-    "pyupmem.dpuset.LoadedProgram",
+    "pyupmem.dpus.group.DpuGroup",
+    "pyupmem.dpus.views.Dpu",
+    "pyupmem.dpus.views.Rank",
+    "pyupmem.dpus.views.DpuSubset",
+    "pyupmem.dpus.loaded_program.LoadedProgram",
 }
 
 
@@ -291,7 +291,7 @@ def _skip_member(app, what, name, obj, skip, options):
 
 
 def _on_a_base_class(objects, target: str) -> list[str]:
-    """``DpuSet.gather`` -> ``pyupmem.dpuset.DpuGroup.gather``: the documented base class
+    """``DpuSet.gather`` -> ``pyupmem.dpus.group.DpuGroup.gather``: the documented base class
     of the named class that defines the member."""
     import importlib
 
@@ -359,7 +359,7 @@ def _resolve_short_names(app, env, node, contnode):
 def _source_of_private_bases(app, modname):
     """viewcode: source links for the methods a public class takes from a private base in
     another module (``DpuGroup.scatter`` is written as ``_Transfers.scatter`` in
-    pyupmem/transfers.py): the module's tags, plus each such method under the public
+    pyupmem/dpus/transfers.py): the module's tags, plus each such method under the public
     subclass's name."""
     if not modname.startswith(PACKAGES):
         return None

@@ -13,7 +13,7 @@ Errors in the input or the options print one line (with the file and 1-based lin
 bad LIBSVM line) and exit with status 2.
 
 Under ``mpirun -n K``, ``train`` runs on ``K`` servers (one process each,
-:class:`pyupmem.distributed.Cluster`): ``--dpus`` is the total over all processes, the
+:class:`pyupmem.apps.distributed.Cluster`): ``--dpus`` is the total over all processes, the
 model is the one a single process with all the DPUs trains, bit for bit, and only
 process 0 prints and writes ``--json``. An error on any process stops them all.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pyupmem.distributed import Cluster, run_command
+from pyupmem.apps.distributed import Cluster, run_command
 
 from . import algorithms as alg
 from . import baselines, data, evaluation

@@ -4,7 +4,7 @@
 
 * ``"ga-sgd"``: every step, each DPU sums the gradients of its part of the mini-batch
   (``batch`` samples of each DPU); the host adds the DPUs' sums
-  (:func:`pyupmem.training.combine`), divides by the samples of the step and updates the
+  (:func:`pyupmem.apps.training.combine`), divides by the samples of the step and updates the
   one model (:func:`sgd_update`), which it broadcasts before the next step.
 * ``"ma-sgd"``: every launch, each DPU makes ``local_steps`` SGD steps on its own copy
   of the model; the host averages the models (:func:`mean_of_sum`) and broadcasts the mean.

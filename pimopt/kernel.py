@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pyupmem.build import packaged_program
-from pyupmem.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
-from pyupmem.training import STACK_BYTES as STACK_BYTES
-from pyupmem.training import WRAM_BYTES as WRAM_BYTES
-from pyupmem.training import contiguous_shares
+from pyupmem.apps.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
+from pyupmem.apps.training import STACK_BYTES as STACK_BYTES
+from pyupmem.apps.training import WRAM_BYTES as WRAM_BYTES
+from pyupmem.apps.training import contiguous_shares
+from pyupmem.build.builder import packaged_program
 
 KERNEL_SOURCE: Path = (Path(__file__).resolve().parent.parent / "dpu_programs" / "pimopt"
                        / "linear.c")
@@ -39,7 +39,7 @@ VECTORS = 4
 
 def kernel_source() -> Path:
     """The path of ``linear.c``: the package data of an installed wheel, else
-    :data:`KERNEL_SOURCE` (:func:`pyupmem.build.packaged_program`).
+    :data:`KERNEL_SOURCE` (:func:`pyupmem.build.builder.packaged_program`).
 
     Raises:
         FileNotFoundError: neither exists (a broken installation); reinstall pyupmem.
@@ -88,7 +88,7 @@ class MemoryPlan:
 
 def dpu_shares(n: int, n_dpus: int) -> tuple[tuple[int, int], ...]:
     """Contiguous shares of ``n`` samples: the first ``n % D`` DPUs take one more
-    (:func:`pyupmem.training.contiguous_shares`)."""
+    (:func:`pyupmem.apps.training.contiguous_shares`)."""
     return contiguous_shares(n, n_dpus)
 
 

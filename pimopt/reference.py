@@ -19,7 +19,7 @@ Before the steps, ADMM with ``update_u`` sets ``u = u + (w - z)``; after them th
 is ``w`` (MA-SGD) or ``w + u`` (ADMM).
 
 The host's side (:func:`train_reference`) is that of :class:`pimopt.trainer.Trainer`:
-the same :func:`pyupmem.training.combine` and the rules of :mod:`pimopt.algorithms`.
+the same :func:`pyupmem.apps.training.combine` and the rules of :mod:`pimopt.algorithms`.
 """
 
 from __future__ import annotations

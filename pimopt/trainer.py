@@ -5,7 +5,7 @@
 :mod:`pimopt.algorithms`, and the model equals that of
 :func:`pimopt.reference.train_reference` bit for bit.
 
-One run (:meth:`Trainer.train`) follows the training skeleton :mod:`pyupmem.training`
+One run (:meth:`Trainer.train`) follows the training skeleton :mod:`pyupmem.apps.training`
 shares with :mod:`rl` (setup, phases, settings sent when they change, the fixed-order
 combine across DPUs and servers); this module supplies the program, the memory plan, the
 launches and the host's update:
@@ -15,26 +15,26 @@ launches and the host's update:
    order (:func:`pimopt.kernel.sample_order`), and the settings.
 3. For every launch (:func:`pimopt.algorithms.launches`): *CPU-DPU* the settings that
    change (the learning rate, the first step ...); *DPU kernel* the launch; *Inter-DPU*
-   gather OUT from every DPU, :func:`~pyupmem.training.combine` it, the host's update and
+   gather OUT from every DPU, :func:`~pyupmem.apps.training.combine` it, the host's update and
    the broadcast of the model (GA-SGD, MA-SGD) or of ``z`` (ADMM) for the next launch.
 4. *DPU-CPU*: nothing more is left on the DPUs (the last Inter-DPU phase gathered the
    outputs); the phase records reading the DPUs' final settings as a check.
 
-The host combines the DPUs' outputs only through :func:`~pyupmem.training.combine` (a
+The host combines the DPUs' outputs only through :func:`~pyupmem.apps.training.combine` (a
 fixed order, so that a run across several servers can give the same sums; ``combine``,
-``block_sums`` and ``RANK_DPUS``, imported here, are :mod:`pyupmem.training`'s).
+``block_sums`` and ``RANK_DPUS``, imported here, are :mod:`pyupmem.apps.training`'s).
 
-**Several servers** (``cluster``, a :class:`pyupmem.distributed.Cluster` of several
+**Several servers** (``cluster``, a :class:`pyupmem.apps.distributed.Cluster` of several
 processes, e.g. under ``mpirun``): ``nr_dpus`` is the total over all processes. Each
-process drives its share of the DPUs (:meth:`~pyupmem.distributed.Cluster.dpu_share`:
-whole blocks of :data:`~pyupmem.training.RANK_DPUS`) and gives them exactly the
+process drives its share of the DPUs (:meth:`~pyupmem.apps.distributed.Cluster.dpu_share`:
+whole blocks of :data:`~pyupmem.apps.training.RANK_DPUS`) and gives them exactly the
 samples, labels and settings one process would give those DPUs. At every combine it sums
-its own blocks (:func:`~pyupmem.training.block_sums`) and
-:meth:`~pyupmem.distributed.Cluster.sum_in_order` adds all the cluster's blocks left to
-right, which is :func:`~pyupmem.training.combine` of all DPUs' outputs bit for bit;
+its own blocks (:func:`~pyupmem.apps.training.block_sums`) and
+:meth:`~pyupmem.apps.distributed.Cluster.sum_in_order` adds all the cluster's blocks left to
+right, which is :func:`~pyupmem.apps.training.combine` of all DPUs' outputs bit for bit;
 every process then makes the same host update, so every process holds the model one
 process with all ``nr_dpus`` DPUs computes, in FP32 and in INT32. The time spent in the
-collective call is the *Inter-server* phase (:data:`pyupmem.timing.INTER_SERVER`), taken
+collective call is the *Inter-server* phase (:data:`pyupmem.estimate.phases.INTER_SERVER`), taken
 out of *Inter-DPU*; :attr:`TrainResult.network_bytes` counts the bytes of block partials
 that cross the network.
 """
@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import pyupmem
-from pyupmem.distributed import Cluster
-from pyupmem.training import RANK_DPUS, TrainingRun, block_sums, combine, per_dpu
-from pyupmem.training import breakdown as phase_breakdown
+from pyupmem.apps.distributed import Cluster
+from pyupmem.apps.training import RANK_DPUS, TrainingRun, block_sums, combine, per_dpu
+from pyupmem.apps.training import breakdown as phase_breakdown
 
 from . import algorithms as alg
 from . import fixed_point as fx
@@ -77,7 +77,7 @@ class TrainResult:
     setup_seconds: float = 0.0  #: building, allocating and loading
     steps: int = 0  #: mini-batch steps of the run (every DPU's, counted once)
     processes: int = 1  #: MPI processes (servers) of the run
-    blocks: int = 1  #: blocks of :data:`~pyupmem.training.RANK_DPUS` DPUs the combine sums first
+    blocks: int = 1  #: blocks of :data:`~pyupmem.apps.training.RANK_DPUS` DPUs summed first
     partial_bytes: int = 0
     """Bytes of one block's partial sum (the model size: float32 or int64 per value)."""
     network_bytes: int = 0
@@ -103,7 +103,7 @@ class TrainResult:
 
     def breakdown(self) -> dict[str, dict[str, float]]:
         """``{phase: {"seconds": ..., "estimated_seconds": ...}}`` of the run
-        (:func:`pyupmem.training.breakdown`)."""
+        (:func:`pyupmem.apps.training.breakdown`)."""
         return phase_breakdown(self.timer)
 
 
@@ -126,7 +126,7 @@ class Trainer:
         progress: show a progress bar (on process 0 only under a cluster).
         backend: the pyupmem backend, or None for pyupmem's default.
         cluster: the processes of a run on several servers
-            (:class:`pyupmem.distributed.Cluster`; the module docstring); None or a
+            (:class:`pyupmem.apps.distributed.Cluster`; the module docstring); None or a
             single process: this process drives all ``nr_dpus`` DPUs. Every process of
             the cluster must train on the same data with the same settings.
 

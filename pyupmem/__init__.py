@@ -13,20 +13,28 @@ emulator (:mod:`pyupmem.emu`), whichever libdpu :func:`find_backend` picks::
         dpus.launch()
         c = dpus.gather("C", np.int32, 1024)
 
-Modules: :mod:`pyupmem.dpuset` (sets, programs, logs), :mod:`pyupmem.transfers`
-(moving data), :mod:`pyupmem.control` (launches, waits, stop), :mod:`pyupmem.build`
-(compiling DPU programs), :mod:`pyupmem.backend` (finding libdpu), :mod:`pyupmem.errors`,
-:mod:`pyupmem.timing`, :mod:`pyupmem.estimate` (the hardware time model's estimates),
-:mod:`pyupmem.buildcache` (the build cache as a whole), :mod:`pyupmem.magic` (the
-notebook cell magic ``%%dpu``: ``%load_ext pyupmem``) and :mod:`pyupmem._libdpu` (the raw
-ctypes layer).
+Packages, one per layer, each using only those before it: :mod:`pyupmem.driver` (the
+ctypes declarations of libdpu and the backend lookup), :mod:`pyupmem.build` (compiling,
+caching and reading DPU programs), :mod:`pyupmem.estimate` (the hardware time model's
+estimates, timelines and the four-phase timer), :mod:`pyupmem.dpus` (sets of DPUs:
+programs, transfers, launches, queues, logs), :mod:`pyupmem.apps` (what applications
+share: the training skeleton, several servers over MPI); beside them
+:mod:`pyupmem.errors`, the emulator :mod:`pyupmem.emu` and the SDK's Python module
+:mod:`pyupmem.sdk_compat`. ``%load_ext pyupmem`` loads the notebook cell magic ``%%dpu``
+(:mod:`pyupmem.build.magic`).
 """
 
-from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
-from pyupmem.backend import Backend, default_backend, find_backend
-from pyupmem.build import build_program
-from pyupmem.distributed import Cluster
-from pyupmem.dpuset import ALL, Dpu, DpuSet, DpuStatus, LoadedProgram, Rank
+from pyupmem.apps.distributed import Cluster
+from pyupmem.build.builder import build_program
+from pyupmem.build.magic import load_ipython_extension
+from pyupmem.build.program import Program, Symbol
+from pyupmem.dpus.control import DpuStatus
+from pyupmem.dpus.dpuset import ALL, DpuSet
+from pyupmem.dpus.loaded_program import LoadedProgram
+from pyupmem.dpus.queued_data import PendingArray
+from pyupmem.dpus.views import Dpu, Rank
+from pyupmem.driver.backend import Backend, default_backend, find_backend
+from pyupmem.driver.libdpu import DPU_MRAM_HEAP_POINTER_NAME
 from pyupmem.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -54,12 +62,8 @@ from pyupmem.errors import (
     SymbolTypeError,
     UnsupportedError,
 )
-from pyupmem.estimate import KernelEstimate
-from pyupmem.magic import load_ipython_extension
-from pyupmem.program import Program, Symbol
-from pyupmem.queued_data import PendingArray
-from pyupmem.timeline import Timeline, TimelineEvent
-from pyupmem.timing import (
+from pyupmem.estimate.model import KernelEstimate
+from pyupmem.estimate.phases import (
     CPU_DPU,
     DPU_CPU,
     DPU_KERNEL,
@@ -68,6 +72,7 @@ from pyupmem.timing import (
     PHASES,
     PhaseTimer,
 )
+from pyupmem.estimate.timeline import Timeline, TimelineEvent
 
 __version__ = "0.1.0"
 """The package version."""

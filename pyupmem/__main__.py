@@ -16,7 +16,7 @@ comes first and the emulator's tools last, so ``dpu-upmem-dpurte-clang`` and
 
 ``cache info`` lists the build cache's folder, its builds and their sizes; ``cache verify``
 checks every build's recorded hashes and removes the damaged ones (exit status 1 when it
-found any); ``cache clear`` removes every build (:mod:`pyupmem.buildcache`).
+found any); ``cache clear`` removes every build (:mod:`pyupmem.build.cache`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import argparse
 import json
 import sys
 
-from pyupmem.backend import find_backend
+from pyupmem.driver.backend import find_backend
 from pyupmem.errors import PyUpmemError
 
 # The help is plain text: the module docstring above is reST for the documentation.
@@ -81,7 +81,7 @@ def _info(args: argparse.Namespace) -> int:
 
 def _env(args: argparse.Namespace) -> int:
     from pyupmem import emu
-    from pyupmem.backend import sdk_bin_dir, selected_kind
+    from pyupmem.driver.backend import sdk_bin_dir, selected_kind
 
     emulator = emu.build()
     sdk_selected = selected_kind() == "sdk"
@@ -108,8 +108,8 @@ def _size(size: int) -> str:
 
 
 def _cache_info(args: argparse.Namespace) -> int:
-    from pyupmem._cache import cache_dir
-    from pyupmem.buildcache import cache_entries, cache_size
+    from pyupmem.build.cache import cache_entries, cache_size
+    from pyupmem.driver.cache_folder import cache_dir
 
     entries = cache_entries()
     if args.json:
@@ -133,7 +133,7 @@ def _cache_info(args: argparse.Namespace) -> int:
 
 
 def _cache_verify(args: argparse.Namespace) -> int:
-    from pyupmem.buildcache import cache_entries, verify_cache
+    from pyupmem.build.cache import cache_entries, verify_cache
 
     checked = len(cache_entries())
     damaged = verify_cache(remove=True)
@@ -145,8 +145,8 @@ def _cache_verify(args: argparse.Namespace) -> int:
 
 
 def _cache_clear(args: argparse.Namespace) -> int:
-    from pyupmem._cache import cache_dir
-    from pyupmem.buildcache import clear_cache
+    from pyupmem.build.cache import clear_cache
+    from pyupmem.driver.cache_folder import cache_dir
 
     freed = clear_cache()
     print(f"removed every build from {cache_dir()} ({_size(freed)} freed)")

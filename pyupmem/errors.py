@@ -45,7 +45,7 @@ Hierarchy::
 
 from __future__ import annotations
 
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 
 
 class PyUpmemError(Exception):
@@ -55,7 +55,7 @@ class PyUpmemError(Exception):
 class PendingResultError(PyUpmemError):
     """The result of ``gather(..., asynchronous=True)`` (a :class:`~pyupmem.PendingArray`)
     was read, but the gather was dropped or failed, did not run within the time asked, or
-    is read from inside the queue before it ran (:mod:`pyupmem.queued_data`)."""
+    is read from inside the queue before it ran (:mod:`pyupmem.dpus.queued_data`)."""
 
 
 class ArgumentTypeError(PyUpmemError, TypeError):

@@ -7,7 +7,7 @@
   format with ``--text``).
 * ``train DATASET -o TABLE``: train on the DPUs, print the breakdown, save the combined
   table (``.npz``); ``--evaluate`` also rates its policy. Under ``mpirun -n K`` it runs
-  on K servers (:mod:`pyupmem.distributed`): ``--dpus`` is the total over all
+  on K servers (:mod:`pyupmem.apps.distributed`): ``--dpus`` is the total over all
   processes, each drives its share, and process 0 alone prints and writes the table,
   which equals one process's with the same DPUs bit for bit.
 * ``evaluate TABLE``: rate a saved table's greedy policy against the optimal one.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pyupmem.distributed import Cluster, run_command, silence_stdout
+from pyupmem.apps.distributed import Cluster, run_command, silence_stdout
 
 from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
@@ -147,7 +147,7 @@ def _trainer(args: argparse.Namespace, **override) -> Trainer:
 
 def _backend_words() -> str:
     try:
-        from pyupmem.backend import default_backend
+        from pyupmem.driver.backend import default_backend
 
         return "emulated DPUs" if default_backend().kind == "emulator" else "DPUs"
     except Exception:  # noqa: BLE001 - only a label

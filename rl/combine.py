@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyupmem.distributed import Cluster, sum_in_order
+from pyupmem.apps.distributed import Cluster, sum_in_order
 
 from . import fixed_point
 
@@ -197,10 +197,10 @@ def combine(
 
     ``block``: learners per block of the fixed summation order (None: all learners form
     one block): every sum over learners runs left to right within each block, then over
-    the blocks' partial sums left to right (:mod:`pyupmem.distributed`). ``cluster``:
+    the blocks' partial sums left to right (:mod:`pyupmem.apps.distributed`). ``cluster``:
     with several processes, ``tables`` and ``counts`` hold this process's learners
     (whole blocks, in global order) and the block sums go through
-    :meth:`pyupmem.distributed.Cluster.sum_in_order`; every process gets the table one
+    :meth:`pyupmem.apps.distributed.Cluster.sum_in_order`; every process gets the table one
     process with all learners would get, bit for bit.
 
     Raises:

@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-from pyupmem.build import packaged_program
-from pyupmem.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
-from pyupmem.training import STACK_BYTES as STACK_BYTES
-from pyupmem.training import WRAM_BYTES as WRAM_BYTES
+from pyupmem.apps.training import MRAM_BYTES as MRAM_BYTES  # a DPU's, re-exported
+from pyupmem.apps.training import STACK_BYTES as STACK_BYTES
+from pyupmem.apps.training import WRAM_BYTES as WRAM_BYTES
+from pyupmem.build.builder import packaged_program
 
 from .datasets import Dataset
 from .layouts import check_layout
@@ -65,7 +65,7 @@ TERMINAL_BIT = 1 << 31  #: the terminal flag in a record's last word
 def kernel_source() -> Path:
     """The path of ``learner.c``: the package data ``rl/dpu_programs/learner.c`` of an
     installed wheel, else :data:`KERNEL_SOURCE` of the source tree
-    (:func:`pyupmem.build.packaged_program`).
+    (:func:`pyupmem.build.builder.packaged_program`).
 
     Raises:
         FileNotFoundError: neither exists (a broken installation); reinstall pyupmem.

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyupmem.training import contiguous_shares
+from pyupmem.apps.training import contiguous_shares
 
 #: The layout names :func:`learner_indices` accepts.
 LAYOUTS: tuple[str, ...] = ("block", "stride", "random")

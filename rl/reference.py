@@ -68,7 +68,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from pyupmem.distributed import BLOCK_DPUS
+from pyupmem.apps.distributed import BLOCK_DPUS
 
 from . import fixed_point
 from .combine import check_combine, combine, step_alpha
@@ -144,7 +144,7 @@ class TrainConfig:
     @property
     def block_learners(self) -> int:
         """Learners per block of the combine's fixed summation order: the tasklets of
-        :data:`pyupmem.distributed.BLOCK_DPUS` consecutive DPUs (one hardware rank)."""
+        :data:`pyupmem.apps.distributed.BLOCK_DPUS` consecutive DPUs (one hardware rank)."""
         return BLOCK_DPUS * self.n_tasklets
 
     def validate(self) -> TrainConfig:

@@ -8,7 +8,7 @@ pure-Python reference :func:`rl.reference.train_reference` bit for bit for the s
 dataset and settings (its module docstring specifies the update, the layouts, the
 generator and the sync schedule).
 
-One run (:meth:`Trainer.train`) follows the training skeleton :mod:`pyupmem.training`
+One run (:meth:`Trainer.train`) follows the training skeleton :mod:`pyupmem.apps.training`
 shares with :mod:`pimopt` (setup, phases, settings sent when they change, the
 Inter-server phase); this module supplies the program, the memory plan, the launch
 schedule and the combine rule:
@@ -24,14 +24,14 @@ schedule and the combine rule:
 4. *DPU-CPU*: gather the tables, counts and generator states; the final combine is
    counted as *Inter-DPU*.
 
-**Several servers** (``cluster``, a :class:`pyupmem.distributed.Cluster` of several
+**Several servers** (``cluster``, a :class:`pyupmem.apps.distributed.Cluster` of several
 processes, e.g. under ``mpirun``): ``nr_dpus`` is the total over all processes; each
-process drives its share of the DPUs (:meth:`~pyupmem.distributed.Cluster.dpu_share`:
+process drives its share of the DPUs (:meth:`~pyupmem.apps.distributed.Cluster.dpu_share`:
 whole blocks of 64) with the records and generator seeds one process would give those
 DPUs, and every combine sums the learners' tables block by block over the cluster in a
 fixed order, so that every process gets the table one process with all ``nr_dpus``
 DPUs gets, bit for bit (FP32 and INT32, every combine rule). The time spent
-communicating is the *Inter-server* phase (:data:`pyupmem.timing.INTER_SERVER`), taken
+communicating is the *Inter-server* phase (:data:`pyupmem.estimate.phases.INTER_SERVER`), taken
 out of *Inter-DPU*.
 
 The tables live in WRAM during a launch when every tasklet's table and counts fit
@@ -97,8 +97,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import pyupmem
-from pyupmem.distributed import Cluster
-from pyupmem.training import TrainingRun, per_dpu
+from pyupmem.apps.distributed import Cluster
+from pyupmem.apps.training import TrainingRun, per_dpu
 
 from . import fixed_point, kernel
 from .combine import combine as combine_tables
@@ -227,7 +227,7 @@ class Trainer:
         compact: the records' format on the DPUs: None (default) 8-byte records where
             the table allows (:func:`rl.kernel.compact_fits`), False the 16-byte ones.
         cluster: the processes of a run on several servers
-            (:class:`pyupmem.distributed.Cluster`); None or a single process: this
+            (:class:`pyupmem.apps.distributed.Cluster`); None or a single process: this
             process drives all ``nr_dpus`` DPUs. Every process of the cluster must call
             :meth:`train` with the same settings and dataset.
 

@@ -1,4 +1,4 @@
-"""pyupmem.distributed: the Cluster in one process, and sum_in_order under real mpirun."""
+"""pyupmem.apps.distributed: the Cluster in one process, and sum_in_order under real mpirun."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pyupmem
-from pyupmem.distributed import BLOCK_DPUS, Cluster, sum_in_order
+from pyupmem.apps.distributed import BLOCK_DPUS, Cluster, sum_in_order
 from pyupmem.errors import ArgumentValueError
 from tests.mpi_support import run_mpi
 
@@ -71,7 +71,7 @@ def test_sum_in_order_is_strictly_left_to_right() -> None:
 SCRIPT = r"""
 import sys
 import numpy as np
-from pyupmem.distributed import Cluster, sum_in_order
+from pyupmem.apps.distributed import Cluster, sum_in_order
 
 blocks, entries = int(sys.argv[1]), int(sys.argv[2])
 rng = np.random.default_rng(7)
@@ -109,7 +109,7 @@ def test_sum_in_order_under_mpirun_equals_one_process_bit_for_bit(
 def test_mismatched_partials_are_a_clear_error(tmp_path) -> None:
     script = tmp_path / "bad.py"
     script.write_text(
-        "import numpy as np\nfrom pyupmem.distributed import Cluster\n"
+        "import numpy as np\nfrom pyupmem.apps.distributed import Cluster\n"
         "c = Cluster.world()\n"
         "try:\n"
         "    c.sum_in_order(np.zeros((1, 3 + c.rank)))\n"
@@ -139,7 +139,7 @@ def test_phase_timer_shows_inter_server_only_when_recorded() -> None:
 
 FAKE_CLUSTER = """
 import sys, time
-import pyupmem.distributed as d
+import pyupmem.apps.distributed as d
 class Comm:
     def __init__(self, rank): self.rank = rank
     def Get_rank(self): return self.rank

@@ -115,7 +115,8 @@ def built_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_docs_build_with_warnings_as_errors(built_docs: Path) -> None:
-    for page in ("index", "tutorials/first_steps", "reference/api/pyupmem.dpuset", "benchmarks"):
+    pages = ("index", "tutorials/first_steps", "reference/api/pyupmem.dpus.dpuset", "benchmarks")
+    for page in pages:
         assert (built_docs / "html" / f"{page}.html").is_file(), page
 
 
@@ -138,7 +139,7 @@ def _doctrees(built_docs: Path) -> dict[str, object]:
 # What varies from run to run (or with the machine and its compiler) is timing, and only
 # timing is masked: a number followed by a unit of time (``0.08 s``, ``167.3 ms``, modelled
 # ``cycles``) or of a rate (``6.7 GB/s``), and every number of a row of a phase table
-# (pyupmem.timing's report: a row starts with a phase's name and holds its times and its
+# (pyupmem.estimate.phases's report: a row starts with a phase's name and holds its times and its
 # share of the total). Every other number must be printed exactly.
 _TIME_UNITS = r"(?:ns|us|µs|ms|s|min|seconds?|cycles|[kKMGT]?B/s|[kMG]?ops/s|/s)"
 _TIMED_NUMBER = re.compile(rf"\d+(?:[.,]\d+)*(?=\s*{_TIME_UNITS}(?![\w/]))")
@@ -321,7 +322,7 @@ def test_every_public_name_is_in_the_api_reference(built_docs: Path, package: st
                         continue
                     # Each member is documented once: on this class, or on a public base
                     # class that has it (which the class's "Bases:" line links to); a
-                    # private base's members (pyupmem.transfers._Transfers ...) are
+                    # private base's members (pyupmem.dpus.transfers._Transfers ...) are
                     # documented on the public class that derives from it.
                     homes = [
                         f"{k.__module__}.{k.__qualname__}"
@@ -342,10 +343,10 @@ def test_every_public_name_is_in_the_api_reference(built_docs: Path, package: st
 def test_reference_shows_dpuset_first_and_each_shared_method_once(built_docs: Path) -> None:
     documented = _inventory(built_docs)
     for method in ("load", "scatter", "gather", "launch", "sync", "callback", "logs"):
-        assert f"pyupmem.dpuset.DpuGroup.{method}" in documented
+        assert f"pyupmem.dpus.group.DpuGroup.{method}" in documented
         for cls in ("DpuSet", "Rank", "Dpu"):
-            assert f"pyupmem.dpuset.{cls}.{method}" not in documented, f"{cls}.{method} again"
-    page = (built_docs / "html" / "reference" / "api" / "pyupmem.dpuset.html").read_text()
+            assert f"pyupmem.dpus.dpuset.{cls}.{method}" not in documented, f"{cls}.{method} again"
+    page = (built_docs / "html" / "reference" / "api" / "pyupmem.dpus.dpuset.html").read_text()
     classes = re.findall(r'<dt class="sig sig-object py" id="pyupmem\.dpuset\.(\w+)">', page)
     assert classes[:2] == ["DpuSet", "DpuGroup"], classes
 
@@ -361,7 +362,7 @@ def test_reference_shows_dpuset_first_and_each_shared_method_once(built_docs: Pa
 
 
 def test_shared_methods_link_to_the_module_that_holds_their_code(built_docs: Path) -> None:
-    page = (built_docs / "html" / "reference" / "api" / "pyupmem.dpuset.html").read_text()
+    page = (built_docs / "html" / "reference" / "api" / "pyupmem.dpus.dpuset.html").read_text()
     for method, module in [
         ("load", "dpuset"),
         ("scatter", "transfers"),
@@ -466,7 +467,8 @@ def _first_column_names(page: Path) -> set[str]:
 
 
 def test_sdk_users_page_maps_every_libdpu_function_and_the_sdk_python_module() -> None:
-    from pyupmem import _libdpu, sdk_compat
+    from pyupmem import sdk_compat
+    from pyupmem.driver import libdpu as _libdpu
 
     named = _first_column_names(DOCS / "explanation" / "sdk_users.md")
     missing = [name for name in _libdpu.FUNCTIONS if name not in named]

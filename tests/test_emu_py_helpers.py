@@ -13,7 +13,7 @@ from ctypes import POINTER, byref, c_size_t, c_void_p, py_object
 import pytest
 from emu_support import build_dpu, emulator
 
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 
 NR_DPUS = 4
 N = 64  # uint32_t buffer[N] in sdk_python_kernel.c

@@ -168,29 +168,30 @@ def test_without_counting_the_estimate_says_so(monkeypatch):
 
 def test_transfer_bandwidth_grows_with_the_dpus_of_a_rank():
     size = 32 << 20
-    rate = {n: n * size / pim.estimate.transfer_seconds("scatter", size, n) for n in (1, 4, 64)}
+    seconds = pim.estimate.model.transfer_seconds
+    rate = {n: n * size / seconds("scatter", size, n) for n in (1, 4, 64)}
     assert rate[1] == pytest.approx(0.33e9, rel=0.01)
     assert rate[4] == pytest.approx(1.6e9, rel=0.01)
     assert rate[64] == pytest.approx(6.68e9, rel=0.01)
-    rates = [n * size / pim.estimate.transfer_seconds("scatter", size, n) for n in range(1, 65)]
+    rates = [n * size / seconds("scatter", size, n) for n in range(1, 65)]
     assert all(a < b for a, b in zip(rates, rates[1:], strict=False))
-    gather = 64 * size / pim.estimate.transfer_seconds("gather", size, 64)
+    gather = 64 * size / pim.estimate.model.transfer_seconds("gather", size, 64)
     assert gather == pytest.approx(4.74e9, rel=0.01)
-    broadcast = 64 * size / pim.estimate.transfer_seconds("broadcast", size, 64)
+    broadcast = 64 * size / pim.estimate.model.transfer_seconds("broadcast", size, 64)
     assert broadcast == pytest.approx(16.88e9, rel=0.01)
     # ranks move in parallel: 128 DPUs take a little longer than 64 (a fixed cost per rank)
-    two_ranks = pim.estimate.transfer_seconds("scatter", size, 128)
-    assert 1 < two_ranks / pim.estimate.transfer_seconds("scatter", size, 64) < 1.01
+    two_ranks = pim.estimate.model.transfer_seconds("scatter", size, 128)
+    assert 1 < two_ranks / pim.estimate.model.transfer_seconds("scatter", size, 64) < 1.01
     with pytest.raises(ValueError, match="unknown transfer kind 'copy'"):
-        pim.estimate.transfer_seconds("copy", 8, 1)
+        pim.estimate.model.transfer_seconds("copy", 8, 1)
 
 
 def test_every_transfer_call_has_a_fixed_cost():
     for kind in ("scatter", "gather", "broadcast", "write", "read"):
-        assert pim.estimate.transfer_seconds(kind, 8, 64) >= 0.1e-3
+        assert pim.estimate.model.transfer_seconds(kind, 8, 64) >= 0.1e-3
     # one DPU at a time (dpu_copy_from) runs at the single-DPU rate, a call per DPU
-    assert pim.estimate.transfer_seconds("read", 8, 1) == pytest.approx(0.1e-3 + 8 / 0.12e9)
-    assert pim.estimate.transfer_seconds("read", 8, 64) == pytest.approx(
+    assert pim.estimate.model.transfer_seconds("read", 8, 1) == pytest.approx(0.1e-3 + 8 / 0.12e9)
+    assert pim.estimate.model.transfer_seconds("read", 8, 64) == pytest.approx(
         64 * (0.1e-3 + 8 / 0.12e9)
     )
 
@@ -261,9 +262,9 @@ def test_phase_timer_records_the_estimated_hardware_time_per_phase():
         kernel = dpus.estimate()
         assert dpus.hardware_seconds() > 2 * kernel.seconds
     assert timer.estimates(pim.DPU_KERNEL) == pytest.approx([kernel.seconds] * 2)
-    broadcast = pim.estimate.transfer_seconds("broadcast", 4, 64)
+    broadcast = pim.estimate.model.transfer_seconds("broadcast", 4, 64)
     assert timer.estimates(pim.CPU_DPU) == pytest.approx([2 * broadcast] * 2)
-    gather = pim.estimate.transfer_seconds("gather", 16 * 8, 64)
+    gather = pim.estimate.model.transfer_seconds("gather", 16 * 8, 64)
     assert timer.estimates(pim.DPU_CPU) == pytest.approx([gather] * 2)
     # 16 tasklets x 10 reads of 2 KiB queue on the DMA engine: about 0.5 ms at 350 MHz,
     # and the launch of 64 DPUs costs 0.25 ms.
@@ -332,9 +333,10 @@ def test_phase_seconds_classify_the_calls():
         kernel = dpus.estimate().seconds
     assert list(estimated) == list(pim.PHASES)
     assert estimated["DPU kernel"] == pytest.approx(2 * kernel)
-    broadcast = pim.estimate.transfer_seconds("broadcast", 4, 64)
+    broadcast = pim.estimate.model.transfer_seconds("broadcast", 4, 64)
     assert estimated["CPU-DPU"] == pytest.approx(2 * broadcast)
-    assert estimated["DPU-CPU"] == pytest.approx(pim.estimate.transfer_seconds("gather", 128, 64))
+    gather = pim.estimate.model.transfer_seconds("gather", 128, 64)
+    assert estimated["DPU-CPU"] == pytest.approx(gather)
     assert estimated["Inter-DPU"] == emulated["Inter-DPU"] > 0
 
 

@@ -87,7 +87,7 @@ def test_the_wheel_carries_every_module_and_the_dpu_programs(dist: dict[str, Pat
     wanted = {path for package in PACKAGES for path in _tracked(package)}
     wanted |= {f"rl/dpu_programs/{Path(p).name}" for p in _tracked("dpu_programs/rl")}
     wanted |= {f"pimopt/dpu_programs/{Path(p).name}" for p in _tracked("dpu_programs/pimopt")}
-    # the header both programs include (pyupmem.training.include_dir)
+    # the header both programs include (pyupmem.apps.training.include_dir)
     wanted |= {f"pyupmem/dpu_programs/{Path(p).name}" for p in _tracked("dpu_programs/common")}
     assert "pyupmem/dpu_programs/fixed_point.h" in wanted
     missing = sorted(wanted - names)

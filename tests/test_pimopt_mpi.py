@@ -14,7 +14,7 @@ import pytest
 from pimopt import data
 from pimopt.__main__ import main
 from pimopt.trainer import RANK_DPUS, Trainer, block_sums, combine
-from pyupmem.distributed import Cluster
+from pyupmem.apps.distributed import Cluster
 from tests.mpi_support import run_mpi
 
 # (processes, total DPUs): 192 DPUs are 3 blocks, 2 + 1 over 2 processes; 250 DPUs are

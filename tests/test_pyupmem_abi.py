@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pyupmem import _libdpu as C
 from pyupmem import emu
+from pyupmem.driver import libdpu as C
 
 HEADER = Path(emu.__file__).resolve().parent / "include" / "host" / "dpu.h"
 
@@ -205,7 +205,7 @@ def test_every_function_is_declared_with_its_c_signature(tmp_path: Path) -> None
 
 
 def test_library_exports_every_function() -> None:
-    from pyupmem.backend import find_backend
+    from pyupmem.driver.backend import find_backend
 
     backend = find_backend("emulator")
     assert backend.lib.missing == []
@@ -229,7 +229,7 @@ def test_library_exports_every_function() -> None:
 
 
 def test_error_strings_are_read_and_freed_once() -> None:
-    from pyupmem.backend import find_backend
+    from pyupmem.driver.backend import find_backend
 
     backend = find_backend("emulator")
     assert backend.lib.frees_error_strings
@@ -253,7 +253,7 @@ def test_memory_of(address: int, memory: str) -> None:
 
 
 def test_iterators_visit_every_dpu_and_rank() -> None:
-    from pyupmem.backend import find_backend
+    from pyupmem.driver.backend import find_backend
 
     backend = find_backend("emulator")
     lib = backend.lib

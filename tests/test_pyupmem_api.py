@@ -16,7 +16,7 @@ import pytest
 
 import pyupmem as pim
 from pyupmem import __main__ as cli
-from pyupmem.backend import find_backend
+from pyupmem.driver.backend import find_backend
 
 KERNEL = r"""
 #include <defs.h>

@@ -1,4 +1,4 @@
-"""Asynchronous transfers and completion callbacks (pyupmem.asynchrony): work queued with
+"""Asynchronous transfers and completion callbacks (pyupmem.dpus.asynchrony): work queued with
 asynchronous=True runs in order after running launches, callbacks see its results,
 buffers live until the work is done, errors come back through sync()."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import pyupmem as pim
-from pyupmem.dpuset import DpuSubset
+from pyupmem.dpus.views import DpuSubset
 
 KERNEL = r"""
 #include <defs.h>

@@ -121,8 +121,8 @@ def test_warnings_reach_the_user_once_per_build(cache: Path) -> None:
 
 
 def test_source_text_without_a_newline_is_source(cache: Path) -> None:
-    assert pim.build.is_source_text("int main(void){return 0;}")
-    assert not pim.build.is_source_text("kernel.c")
+    assert pim.build.builder.is_source_text("int main(void){return 0;}")
+    assert not pim.build.builder.is_source_text("kernel.c")
     program = pim.build_program("int main(void){return 0;}", nr_tasklets=1)
     assert program.path.is_file()
     with pytest.raises(pim.SourceNotFoundError, match="holds a newline") as info:

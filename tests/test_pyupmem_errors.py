@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import pyupmem as pim
-from pyupmem import _libdpu as C
-from pyupmem.backend import Backend, find_backend
+from pyupmem.driver import libdpu as C
+from pyupmem.driver.backend import Backend, find_backend
 from pyupmem.errors import make_error
 
 KERNEL = r"""
@@ -102,7 +102,7 @@ def test_a_count_that_is_not_positive_is_an_argument_error(
     def no_libdpu(*args: object) -> None:
         raise AssertionError("the count must be checked before any backend is found")
 
-    monkeypatch.setattr("pyupmem.dpuset.find_backend", no_libdpu)
+    monkeypatch.setattr("pyupmem.dpus.dpuset.find_backend", no_libdpu)
     with pytest.raises(pim.ArgumentValueError) as caught:
         pim.DpuSet(**arguments)
     (label, value), = arguments.items()
@@ -115,7 +115,7 @@ def test_a_count_that_is_not_positive_is_an_argument_error(
 def test_a_count_that_is_not_an_int_is_a_type_error(
     value: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pyupmem.dpuset.find_backend", lambda *args: 1 / 0)
+    monkeypatch.setattr("pyupmem.dpus.dpuset.find_backend", lambda *args: 1 / 0)
     with pytest.raises(pim.ArgumentTypeError, match="nr_dpus must be an int"):
         pim.DpuSet(value)  # type: ignore[arg-type]
 

@@ -8,9 +8,9 @@ import struct
 import pytest
 
 from pyupmem import DpuSet, build_program
-from pyupmem import _libdpu as C
-from pyupmem.backend import find_backend
-from pyupmem.elf_target import EM_DPU, elf_machine, foreign_binary_problem
+from pyupmem.build.elf_target import EM_DPU, elf_machine, foreign_binary_problem
+from pyupmem.driver import libdpu as C
+from pyupmem.driver.backend import find_backend
 from pyupmem.errors import DpuProgramError
 
 

@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 import pyupmem as pim
-from pyupmem.magic import DpuCellError, parse_line
+from pyupmem.build.magic import DpuCellError, parse_line
 
 IPython = pytest.importorskip("IPython")
 
@@ -117,9 +117,9 @@ def test_an_empty_cell_and_a_bad_tasklet_count_fail_clearly(shell, capsys) -> No
 def test_pyupmem_imports_without_ipython() -> None:
     code = (
         "import sys; sys.modules['IPython'] = None\n"  # any import of IPython would fail
-        "import pyupmem, pyupmem.magic\n"
+        "import pyupmem, pyupmem.build.magic\n"
         "print(pyupmem.load_ipython_extension.__module__)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "pyupmem.magic"
+    assert result.stdout.strip() == "pyupmem.build.magic"

@@ -1,6 +1,6 @@
 """Transfers are typed in both directions, and the host data of asynchronous transfers is
 safe: inputs are read-only until sent, and an asynchronous gather's result cannot be read
-before it is filled (pyupmem.typecheck, pyupmem.queued_data)."""
+before it is filled (pyupmem.dpus.typecheck, pyupmem.dpus.queued_data)."""
 
 from __future__ import annotations
 

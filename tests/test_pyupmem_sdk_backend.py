@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pyupmem import DpuSet
-from pyupmem import _libdpu as C
-from pyupmem.backend import DPU_DEVICES, find_backend
+from pyupmem.driver import libdpu as C
+from pyupmem.driver.backend import DPU_DEVICES, find_backend
 from pyupmem.errors import DpuAllocationError
 
 STUB = r"""

@@ -10,7 +10,7 @@ import pytest
 from emu_support import PROGRAMS
 
 import pyupmem as pim
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 from pyupmem.errors import DpuAccessError, DpuSetError
 
 N = 4  # DPUs

@@ -124,7 +124,7 @@ def test_a_real_workload_scores_and_penalises_with_a_reason():
     layer = workload("mlp", rows=64, cols=256)
     with MappingEnvironment(layer) as env:
         default = env.evaluate(layer.default_mapping())
-        assert default.valid and default.seconds > pim.estimate.launch_seconds(64)
+        assert default.valid and default.seconds > pim.estimate.model.launch_seconds(64)
         assert set(default.phases) == {pim.CPU_DPU, pim.DPU_KERNEL, pim.DPU_CPU}
         idle = env.evaluate(dict(layer.default_mapping(), dpus=128))
         assert not idle.valid and "128 DPUs for 64 rows" in idle.reason

@@ -1,4 +1,4 @@
-"""The training skeleton rl and pimopt share (pyupmem.training): shares, padding, the
+"""The training skeleton rl and pimopt share (pyupmem.apps.training): shares, padding, the
 fixed-order combine, settings sent only when they change, the phases of a real run."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import pyupmem
-from pyupmem.distributed import sum_in_order
-from pyupmem.training import (
+from pyupmem.apps.distributed import sum_in_order
+from pyupmem.apps.training import (
     RANK_DPUS,
     TrainingRun,
     block_sums,

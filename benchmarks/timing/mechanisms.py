@@ -119,13 +119,13 @@ def transfer_rows() -> list[dict[str, object]]:
         ("gather", 1, 0.12), ("gather", 64, 4.74), ("broadcast", 64, 16.88),
     )
     for kind, dpus, hardware in cases:
-        seconds = pim.estimate.transfer_seconds(kind, size, dpus)
+        seconds = pim.estimate.model.transfer_seconds(kind, size, dpus)
         rows.append(row("transfers", f"{kind} of 32 MB to each of {dpus} DPU(s): GB/s",
                         dpus * size / seconds / 1e9, f"{hardware}", hardware, "GB/s", "set"))
-    seconds = pim.estimate.transfer_seconds("scatter", 8, 64)
+    seconds = pim.estimate.model.transfer_seconds("scatter", 8, 64)
     rows.append(row("transfers", "scatter of 8 bytes to 64 DPUs: ms", seconds * 1e3,
                     "0.1 or more", 0.1, "ms", "set"))
-    seconds = pim.estimate.transfer_seconds("read", 32 << 20, 1)
+    seconds = pim.estimate.model.transfer_seconds("read", 32 << 20, 1)
     rows.append(row("transfers", "serial copy_from of 32 MB, one DPU: GB/s", size / seconds / 1e9,
                     "0.12", 0.12, "GB/s", "set"))
     return rows

@@ -3,7 +3,7 @@
  * multiply. Their definitions, bit for bit, are rl/fixed_point.py (Q15.16 values, Q0.15
  * coefficients) and pimopt/fixed_point.py (scaled coefficients).
  *
- * The builds of pyupmem.training.TrainingRun have this folder on their include path:
+ * The builds of pyupmem.apps.training.TrainingRun have this folder on their include path:
  * dpu_programs/common/ in a source tree, pyupmem/dpu_programs/ in an installed wheel. */
 #ifndef PYUPMEM_FIXED_POINT_H
 #define PYUPMEM_FIXED_POINT_H

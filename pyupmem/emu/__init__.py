@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyupmem._cache import cache_dir
+from pyupmem.driver.cache_folder import cache_dir
 from pyupmem.errors import CacheWarning
 
 SOURCE_DIR = Path(__file__).resolve().parent

@@ -141,7 +141,7 @@ def default_compiler() -> Compiler:
     Raises:
         pyupmem.errors.BackendError: the backend has no DPU compiler.
     """
-    from pyupmem.backend import find_backend
+    from pyupmem.driver.backend import find_backend
     from pyupmem.errors import BackendError
 
     backend = find_backend()

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from pyupmem import _libdpu as C
-from pyupmem.build import build_program, is_source_text
-from pyupmem.dpuset import Dpu, Rank
-from pyupmem.dpuset import DpuSet as _PimSet
+from pyupmem.build.builder import build_program, is_source_text
+from pyupmem.build.program import Program, Symbol
+from pyupmem.dpus.dpuset import DpuSet as _PimSet
+from pyupmem.dpus.views import Dpu, Rank
+from pyupmem.driver import libdpu as C
 from pyupmem.errors import CompileError, DpuProgramError, DpuSymbolError, PyUpmemError
-from pyupmem.program import Program, Symbol
 
 from . import compiler, ffi
 
@@ -92,7 +92,7 @@ class DpuSymbol:
     Args:
         name: the symbol's name.
         c_symbol: its address and size, as a ``(address, size)`` tuple, a
-            ``struct dpu_symbol_t`` (:class:`pyupmem._libdpu.dpu_symbol_t`) or a
+            ``struct dpu_symbol_t`` (:class:`pyupmem.driver.libdpu.dpu_symbol_t`) or a
             :class:`pyupmem.Symbol`.
 
     Attributes:

@@ -1,6 +1,6 @@
 """The SDK's ``dpu.ffi``: ctypes declarations of ``dpu.h``, under the SDK's names.
 
-The types are pyupmem's (:mod:`pyupmem._libdpu`), which match the SDK's layouts:
+The types are pyupmem's (:mod:`pyupmem.driver.libdpu`), which match the SDK's layouts:
 ``struct_dpu_set_t``, ``struct_dpu_symbol_t`` ... and every ``DPU_*`` constant. A function
 (``dpu_alloc``, ``dpu_push_xfer`` ..., and the Python helpers ``Py_dpu_log_read``,
 ``Py_dpu_prepare_xfers``, ``Py_dpu_get_symbol_names``) is the one of the active backend's
@@ -13,9 +13,9 @@ import ctypes
 from ctypes import POINTER, Structure, c_size_t, py_object
 from typing import Any
 
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 
-# What this module defines; the struct and constant names are pyupmem._libdpu's, under the
+# What this module defines; the struct and constant names are pyupmem.driver.libdpu's, under the
 # SDK's names (documented there), and the functions are the backend's.
 __all__ = ["PYTHON_HELPERS", "struct_dpu_program_t"]
 
@@ -54,7 +54,7 @@ globals().update({name: getattr(C, name) for name in dir(C) if name.startswith("
 
 def __getattr__(name: str) -> Any:
     # Functions come from the active backend's library, found on first use.
-    from pyupmem.backend import find_backend
+    from pyupmem.driver.backend import find_backend
 
     lib = find_backend().lib
     if name in PYTHON_HELPERS:

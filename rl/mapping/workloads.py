@@ -23,14 +23,14 @@ import numpy as np
 
 import pyupmem
 import pyupmem as pim
-from pyupmem.build import packaged_program
+from pyupmem.build.builder import packaged_program
 
 from .environment import InvalidMapping, Workload
 from .space import Parameter, Space
 
 PROGRAMS = packaged_program("rl.mapping", "mapping", "fc.c").parent
 """The folder of the built-in workloads' DPU programs: inside the installed package, or
-``dpu_programs/mapping`` of the source tree (:func:`pyupmem.build.packaged_program`)."""
+``dpu_programs/mapping`` of the source tree (:func:`pyupmem.build.builder.packaged_program`)."""
 HEAP = pim.DPU_MRAM_HEAP_POINTER_NAME
 """The symbol of the MRAM heap, where the programs keep their data."""
 MRAM_BYTES = 64 << 20
@@ -57,8 +57,8 @@ def _copy_seconds(kind: str, serial: bool, bytes_per_dpu: int, nr_dpus: int) -> 
     all of them, or with ``serial`` one ``dpu_copy_to``/``dpu_copy_from`` per DPU."""
     if serial:
         one = "write" if kind in ("scatter", "broadcast") else "read"
-        return nr_dpus * pim.estimate.transfer_seconds(one, bytes_per_dpu, 1)
-    return pim.estimate.transfer_seconds(kind, bytes_per_dpu, nr_dpus)
+        return nr_dpus * pim.estimate.model.transfer_seconds(one, bytes_per_dpu, 1)
+    return pim.estimate.model.transfer_seconds(kind, bytes_per_dpu, nr_dpus)
 
 
 class _OneDpuWorkload(Workload):
@@ -97,7 +97,7 @@ class _OneDpuWorkload(Workload):
             reason = " ".join(str(message) for message in fault.faults.values()) or str(fault)
             raise InvalidMapping(f"the DPU faults: {reason}") from None
         estimate = dpus.estimate()
-        return float(estimate.cycles.max()) / estimate.clock_hz + pim.estimate.launch_seconds(
+        return float(estimate.cycles.max()) / estimate.clock_hz + pim.estimate.model.launch_seconds(
             nr_dpus
         )
 

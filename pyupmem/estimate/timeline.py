@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyupmem.estimate import ACTIVITIES
+from pyupmem.estimate.model import ACTIVITIES
 
 COLOURS = {"compute": "#4c72b0", "dma": "#dd8452", "wait": "#c44e52"}
 """The colour of each activity in :meth:`Timeline.plot`."""

@@ -1,13 +1,13 @@
 """Moving data between the host and the DPUs: the transfer methods every group of DPUs has.
 
-:class:`~pyupmem.dpuset.DpuGroup` (and so every :class:`~pyupmem.dpuset.DpuSet`,
-:class:`~pyupmem.dpuset.Rank`, :class:`~pyupmem.dpuset.Dpu` and sub-set) gets its
-:meth:`~pyupmem.dpuset.DpuGroup.write`, :meth:`~pyupmem.dpuset.DpuGroup.broadcast`,
-:meth:`~pyupmem.dpuset.DpuGroup.scatter`, :meth:`~pyupmem.dpuset.DpuGroup.gather`,
-:meth:`~pyupmem.dpuset.DpuGroup.scatter_blocks`,
-:meth:`~pyupmem.dpuset.DpuGroup.gather_blocks` and :meth:`~pyupmem.dpuset.DpuGroup.read`
+:class:`~pyupmem.dpus.group.DpuGroup` (and so every :class:`~pyupmem.dpus.dpuset.DpuSet`,
+:class:`~pyupmem.dpus.views.Rank`, :class:`~pyupmem.dpus.views.Dpu` and sub-set) gets its
+:meth:`~pyupmem.dpus.group.DpuGroup.write`, :meth:`~pyupmem.dpus.group.DpuGroup.broadcast`,
+:meth:`~pyupmem.dpus.group.DpuGroup.scatter`, :meth:`~pyupmem.dpus.group.DpuGroup.gather`,
+:meth:`~pyupmem.dpus.group.DpuGroup.scatter_blocks`,
+:meth:`~pyupmem.dpus.group.DpuGroup.gather_blocks` and :meth:`~pyupmem.dpus.group.DpuGroup.read`
 from this module, which holds their plumbing: the memory rules checked before any libdpu
-call (alignment, bounds), the typed checks of :mod:`pyupmem.typecheck`, the buffers passed
+call (alignment, bounds), the typed checks of :mod:`pyupmem.dpus.typecheck`, the buffers passed
 to ``dpu_copy_to``, ``dpu_broadcast_to``, ``dpu_prepare_xfer``/``dpu_push_xfer`` and
 ``dpu_push_sg_xfer`` without copying, and the queueing of ``asynchronous=True`` transfers.
 Use them through a set; the reference documents them on ``DpuGroup``.
@@ -21,102 +21,40 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pyupmem import _libdpu as C
+from pyupmem.build.program import Symbol
+from pyupmem.dpus.queued_data import PendingArray, lock_while_queued
+from pyupmem.dpus.transfer_rules import (
+    address_of,
+    check_access,
+    check_out,
+    part_shape,
+    symbol_name,
+    zero_padded,
+)
+from pyupmem.dpus.typecheck import checked_input, checked_output, read_layout
+from pyupmem.driver import libdpu as C
 from pyupmem.errors import make_error
-from pyupmem.program import Symbol
-from pyupmem.queued_data import PendingArray, lock_while_queued, queued_for_transfer
-from pyupmem.typecheck import as_input_array as _as_input_array
-from pyupmem.typecheck import checked_input, checked_output, read_layout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pyupmem.dpuset import Dpu, DpuSet, LoadedProgram
+    from pyupmem.dpus.dpuset import DpuSet
+    from pyupmem.dpus.loaded_program import LoadedProgram
 
 
 _addressof = ctypes.addressof
 _c_char_from_buffer = ctypes.c_char.from_buffer
 
 
-def _address(array: np.ndarray) -> int:
-    """The address of a non-empty C-contiguous array's first byte (fast for writable ones)."""
-    try:
-        return _addressof(_c_char_from_buffer(array))
-    except (TypeError, ValueError):  # read-only, or empty
-        return array.ctypes.data
-
-
-def _name(symbol: str | Symbol) -> str:
-    return symbol.name if isinstance(symbol, Symbol) else str(symbol)
-
-
-def _padded(share: np.ndarray, length: int) -> np.ndarray:
-    if share.nbytes == length:
-        return share
-    padded = np.zeros(length, dtype=np.uint8)
-    padded[: share.nbytes] = share.reshape(-1).view(np.uint8)
-    return padded
-
-
-def _part_shape(
-    shape: int | Sequence[int] | None,
-    symbol: Symbol | None,
-    offset: int,
-    dtype: np.dtype,
-    call: str,
-) -> tuple[int, ...]:
-    if shape is None:
-        if symbol is None:
-            raise make_error(
-                C.DPU_ERR_INVALID_BUFFER_SIZE,
-                call,
-                detail="give shape= (the symbol's size is unknown: no program loaded here)",
-                before_call=True,
-            )
-        return (max(symbol.size - offset, 0) // dtype.itemsize,)
-    if isinstance(shape, int | np.integer):
-        return (int(shape),)
-    return tuple(int(n) for n in shape)
-
-
-def _check_out(out: np.ndarray, count: int, call: str) -> None:
-    if isinstance(out, np.ndarray) and queued_for_transfer(out):
-        raise make_error(
-            C.DPU_ERR_INVALID_BUFFER_SIZE,
-            call,
-            detail="out is still queued for an asynchronous transfer (read-only until it has "
-            "run): sync() first, or gather into another array",
-            before_call=True,
-        )
-    if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or not out.flags.writeable:
-        raise make_error(
-            C.DPU_ERR_INVALID_BUFFER_SIZE,
-            call,
-            detail="out must be a writable, C-contiguous numpy array",
-            before_call=True,
-        )
-    if out.ndim == 0 or out.shape[0] != count:
-        raise make_error(
-            C.DPU_ERR_INVALID_BUFFER_SIZE,
-            call,
-            detail=f"out needs one row per DPU ({count}), got shape {out.shape}",
-            before_call=True,
-        )
-
-
-def _dpu_class() -> type[Dpu]:
-    from pyupmem.dpuset import Dpu
-
-    return Dpu
-
 
 class _Transfers:
-    """The transfer methods of :class:`~pyupmem.dpuset.DpuGroup` (a base class of it only)."""
+    """The transfer methods of :class:`~pyupmem.dpus.group.DpuGroup` (a base class of it only)."""
 
     if TYPE_CHECKING:  # provided by DpuGroup
         _owner: DpuSet
         _c: C.dpu_set_t
         _count: int
+        _key: tuple[str, int]  # ("dpu", i) for a single DPU
 
         def _lib(self, settle: bool = True) -> C.LibDpu: ...
         def _check(self, status: int, call: str, detail: str = "") -> None: ...
@@ -130,53 +68,6 @@ class _Transfers:
         def _program_state(self) -> LoadedProgram | None: ...
         def _require_single(self, call: str, method: str, instead: str) -> None: ...
         def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
-
-    # ----------------------------------------------------------------- checks
-
-    @staticmethod
-    def _check_access(symbol: Symbol | None, offset: int, length: int, call: str) -> None:
-        if offset < 0 or length < 0:
-            raise make_error(
-                C.DPU_ERR_INVALID_SYMBOL_ACCESS,
-                call,
-                detail=f"negative offset or size (offset={offset}, size={length})",
-                before_call=True,
-            )
-        if symbol is None:
-            return
-        granule = symbol.alignment
-        if granule == 0:
-            raise make_error(
-                C.DPU_ERR_INVALID_IRAM_ACCESS,
-                call,
-                detail=f"symbol {symbol.name!r} is in IRAM, which the host cannot transfer to",
-                before_call=True,
-            )
-        if (offset | length) & (granule - 1):
-            code = C.DPU_ERR_INVALID_MRAM_ACCESS if granule == 8 else C.DPU_ERR_INVALID_WRAM_ACCESS
-            raise make_error(
-                code,
-                call,
-                detail=(
-                    f"{symbol.memory} transfers need offset and size multiples of {granule} "
-                    f"bytes; got offset={offset}, size={length} for {symbol.name!r}. "
-                    f"Fix: pad the data to a multiple of {granule} bytes"
-                    + (" (scatter(..., pad=True) does it)" if call.endswith("xfer") else "")
-                    + f" and use an offset that is a multiple of {granule}"
-                ),
-                before_call=True,
-            )
-        if offset + length > symbol.size:
-            raise make_error(
-                C.DPU_ERR_INVALID_SYMBOL_ACCESS,
-                call,
-                detail=(
-                    f"offset {offset} + size {length} = {offset + length} exceeds the "
-                    f"{symbol.size} bytes of {symbol.name!r} ({symbol.memory}). "
-                    "Fix: transfer less, or enlarge the symbol in the DPU program"
-                ),
-                before_call=True,
-            )
 
     # ----------------------------------------------------------------- transfers
 
@@ -197,13 +88,13 @@ class _Transfers:
                 ``DPU_MRAM_HEAP_POINTER_NAME`` ...) or a :class:`Symbol`.
             data: a numpy array or scalar, or any buffer; sent without a copy. For a symbol
                 with a C type (:attr:`Symbol.dtype`) its dtype and shape must fit it
-                (:mod:`pyupmem.typecheck`), and Python numbers and lists are converted.
+                (:mod:`pyupmem.dpus.typecheck`), and Python numbers and lists are converted.
             offset: byte offset in the symbol.
             raw: move the bytes as they are, without the type check.
             asynchronous: queue the transfer and return at once (the SDK's
                 ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
                 no longer run, and ``data`` is kept alive and read-only until then
-                (:mod:`pyupmem.asynchrony`, :mod:`pyupmem.queued_data`); :meth:`sync`
+                (:mod:`pyupmem.dpus.asynchrony`, :mod:`pyupmem.dpus.queued_data`); :meth:`sync`
                 reports its errors.
 
         Raises:
@@ -232,14 +123,14 @@ class _Transfers:
             or (offset | length) & (resolved.alignment - 1)
             or offset + length > resolved.size
         ):
-            self._check_access(resolved, offset, length, "dpu_copy_to")
+            check_access(resolved, offset, length, "dpu_copy_to")
         if length == 0:
             return
         name = resolved.c_name if resolved is not None else str(symbol).encode()
         if asynchronous:
             self._enqueue(
                 lambda: self._copy_to(lib, name, offset, array, length),
-                f"write of {_name(symbol)!r}",
+                f"write of {symbol_name(symbol)!r}",
                 lock_while_queued((data, array)),
             )
             return
@@ -248,7 +139,7 @@ class _Transfers:
     def _copy_to(
         self, lib: C.LibDpu, name: bytes, offset: int, array: np.ndarray, length: int
     ) -> None:
-        status = lib.dpu_copy_to(self._c, name, offset, _address(array), length)  # type: ignore[attr-defined]
+        status = lib.dpu_copy_to(self._c, name, offset, address_of(array), length)  # type: ignore[attr-defined]
         if status:
             self._check(status, "dpu_copy_to", f"symbol {name.decode()!r}")
 
@@ -267,13 +158,13 @@ class _Transfers:
         Args:
             symbol: a symbol name or a :class:`Symbol`.
             data: a numpy array or scalar, or any buffer; sent without a copy. For a symbol
-                with a C type its dtype and shape must fit it (:mod:`pyupmem.typecheck`).
+                with a C type its dtype and shape must fit it (:mod:`pyupmem.dpus.typecheck`).
             offset: byte offset in the symbol.
             raw: move the bytes as they are, without the type check.
             asynchronous: queue the transfer and return at once (the SDK's
                 ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
                 no longer run, and ``data`` is kept alive and read-only until then
-                (:mod:`pyupmem.asynchrony`, :mod:`pyupmem.queued_data`); :meth:`sync`
+                (:mod:`pyupmem.dpus.asynchrony`, :mod:`pyupmem.dpus.queued_data`); :meth:`sync`
                 reports its errors.
 
         Raises:
@@ -289,21 +180,21 @@ class _Transfers:
         resolved = self._resolve(symbol, "dpu_broadcast_to")
         array = checked_input(None if raw else resolved, data, offset, "broadcast")
         length = array.nbytes
-        self._check_access(resolved, offset, length, "dpu_broadcast_to")
+        check_access(resolved, offset, length, "dpu_broadcast_to")
         if length == 0:
             return
         name = resolved.c_name if resolved is not None else str(symbol).encode()
 
         def run() -> None:
             status = lib.dpu_broadcast_to(  # type: ignore[attr-defined]
-                self._c, name, offset, _address(array), length, C.DPU_XFER_DEFAULT
+                self._c, name, offset, address_of(array), length, C.DPU_XFER_DEFAULT
             )
             if status:
-                self._check(status, "dpu_broadcast_to", f"symbol {_name(symbol)!r}")
+                self._check(status, "dpu_broadcast_to", f"symbol {symbol_name(symbol)!r}")
 
         if asynchronous:
             self._enqueue(
-                run, f"broadcast of {_name(symbol)!r}", lock_while_queued((data, array))
+                run, f"broadcast of {symbol_name(symbol)!r}", lock_while_queued((data, array))
             )
         else:
             run()
@@ -329,11 +220,11 @@ class _Transfers:
                 alignment rule, are zero-padded (copied) to a common aligned size. When
                 False (default) they raise.
             raw: move the bytes as they are, without checking each share against the
-                symbol's C type (:mod:`pyupmem.typecheck`).
+                symbol's C type (:mod:`pyupmem.dpus.typecheck`).
             asynchronous: queue the transfer and return at once (the SDK's
                 ``DPU_XFER_ASYNC``): it runs after the work queued before it, once the DPUs
                 no longer run, and the shares are kept alive and read-only until then
-                (:mod:`pyupmem.asynchrony`, :mod:`pyupmem.queued_data`); :meth:`sync`
+                (:mod:`pyupmem.dpus.asynchrony`, :mod:`pyupmem.dpus.queued_data`); :meth:`sync`
                 reports its errors.
 
         Raises:
@@ -368,7 +259,7 @@ class _Transfers:
                 matrix = np.zeros((count, padded), dtype=np.uint8)
                 matrix[:, :row] = array.reshape(count, -1).view(np.uint8).reshape(count, row)
                 array, row = matrix, padded
-            base = _address(array)
+            base = address_of(array)
             addresses = [base + i * row for i in range(count)]
             keep: Any = array
             length = row
@@ -391,7 +282,7 @@ class _Transfers:
             length = max(sizes) if sizes else 0
             if pad:
                 length = -(-length // granule) * granule
-                shares = [_padded(share, length) for share in shares]
+                shares = [zero_padded(share, length) for share in shares]
             elif len(sizes) > 1:
                 raise make_error(
                     C.DPU_ERR_INVALID_BUFFER_SIZE,
@@ -403,9 +294,9 @@ class _Transfers:
                     ),
                     before_call=True,
                 )
-            addresses = [_address(share) for share in shares]
+            addresses = [address_of(share) for share in shares]
             keep = shares
-        self._check_access(resolved, offset, length, call)
+        check_access(resolved, offset, length, call)
         if length == 0 or count == 0:
             return
         if asynchronous:
@@ -415,7 +306,7 @@ class _Transfers:
                     keep,
                     self._push(lib, C.DPU_XFER_TO_DPU, symbol, resolved, offset, length, addresses),
                 ),
-                f"scatter to {_name(symbol)!r}",
+                f"scatter to {symbol_name(symbol)!r}",
                 lock_while_queued(
                     [data, *(keep if isinstance(keep, list) else [keep])]
                     + (list(data) if isinstance(data, list | tuple) else [])
@@ -462,7 +353,7 @@ class _Transfers:
                 its data waits until the gather has run (and raises
                 :class:`~pyupmem.errors.PendingResultError` if it never will), so it never
                 shows unfilled memory; ``result()`` gives the ndarray
-                (:mod:`pyupmem.queued_data`). An ``out=`` array is read-only until filled.
+                (:mod:`pyupmem.dpus.queued_data`). An ``out=`` array is read-only until filled.
 
         Returns:
             The array, ``result[i]`` from DPU ``i`` (a :class:`~pyupmem.PendingArray` of it
@@ -478,14 +369,14 @@ class _Transfers:
         count = self._count
         resolved = self._resolve(symbol, call)
         if out is not None:
-            _check_out(out, count, call)
+            check_out(out, count, call)
             checked_output(resolved, out, "gather", raw)
             result = out
         else:
             layout = read_layout(resolved, dtype, shape, offset, "gather", raw)
             if layout is None:
                 dtype = np.dtype(dtype)
-                shape = _part_shape(shape, resolved, offset, dtype, call)
+                shape = part_shape(shape, resolved, offset, dtype, call)
             else:
                 dtype, shape = layout
             granule = resolved.alignment if resolved is not None else 0
@@ -510,10 +401,10 @@ class _Transfers:
                 return pending
             result = np.empty((count, *shape), dtype=dtype)
         length = result.nbytes // count if count else 0
-        self._check_access(resolved, offset, length, call)
+        check_access(resolved, offset, length, call)
         if length == 0 or count == 0:
             return result
-        base = _address(result)
+        base = address_of(result)
         addresses = [base + i * length for i in range(count)]
         if asynchronous:
             pending = self._pending(result, symbol)
@@ -532,7 +423,7 @@ class _Transfers:
                         lib, C.DPU_XFER_FROM_DPU, symbol, resolved, offset, length, addresses
                     ),
                 ),
-                f"gather of {_name(symbol)!r}",
+                f"gather of {symbol_name(symbol)!r}",
                 finish,
             )
             return pending
@@ -544,7 +435,7 @@ class _Transfers:
         owner = self._owner
         return PendingArray(
             result,
-            f"gather of {_name(symbol)!r}",
+            f"gather of {symbol_name(symbol)!r}",
             lambda: owner._jobs is not None and owner._jobs.in_worker(),
         )
 
@@ -570,176 +461,12 @@ class _Transfers:
                     self._check(status, "dpu_prepare_xfer")
             status = lib.dpu_push_xfer(node, direction, name, offset, length, C.DPU_XFER_DEFAULT)  # type: ignore[attr-defined]
             if status:
-                self._check(status, "dpu_push_xfer", f"symbol {_name(symbol)!r}")
+                self._check(status, "dpu_push_xfer", f"symbol {symbol_name(symbol)!r}")
 
     def _push_nodes(self) -> list[tuple[C.dpu_set_t, Sequence[int]]]:
         """The sets a push goes to, each with the positions (in this group) of the DPUs it
         holds: the whole group at once; a sub-set pushes rank by rank."""
         return [(self._c, range(self._count))]
-
-    def scatter_blocks(
-        self,
-        symbol: str | Symbol,
-        blocks: Sequence[Sequence[Any]],
-        offset: int = 0,
-        *,
-        length: int | None = None,
-        check_length: bool = True,
-    ) -> None:
-        """Write several host blocks per DPU to consecutive MRAM bytes of ``symbol``, with one
-        scatter-gather transfer (``dpu_push_sg_xfer``, SDK 2024+), without copying them.
-
-        The set must be allocated with ``DpuSet(..., scatter_gather=True)`` (the profile key
-        ``sgXferEnable=true``), and be a :class:`DpuSet` or a :class:`Rank` (the SDK has no
-        scatter-gather to a single DPU).
-
-        Args:
-            symbol: an MRAM symbol (an ``__mram`` variable or ``DPU_MRAM_HEAP_POINTER_NAME``).
-            blocks: one sequence per DPU of numpy arrays or buffers; DPU ``i`` receives
-                ``blocks[i][0]``, then ``blocks[i][1]`` right after it, and so on.
-            offset: byte offset in the symbol (a multiple of 8).
-            length: bytes of MRAM each DPU receives (a multiple of 8); default: the largest
-                total of a DPU's blocks.
-            check_length: when True (default) every DPU's blocks must add up to
-                ``length``; when False a shorter DPU gets zeros after its blocks
-                (``DPU_SG_XFER_DISABLE_LENGTH_CHECK``).
-
-        Raises:
-            DpuSetError: scatter-gather was not enabled (``DPU_ERR_SG_NOT_ACTIVATED``), or
-                this is a single :class:`Dpu`.
-            DpuAccessError: not one sequence per DPU, blocks that do not add up
-                (``DPU_ERR_SG_LENGTH_MISMATCH``), more blocks than allowed
-                (``DPU_ERR_SG_TOO_MANY_BLOCKS``), a symbol outside MRAM
-                (``DPU_ERR_SG_NOT_MRAM_SYMBOL``), or an alignment or bounds rule broken.
-        """
-        shares = [[_as_input_array(block) for block in share] for share in blocks]
-        self._scatter_gather(C.DPU_XFER_TO_DPU, symbol, shares, offset, length, check_length)
-
-    def gather_blocks(
-        self,
-        symbol: str | Symbol,
-        blocks: Sequence[Sequence[Any]],
-        offset: int = 0,
-        *,
-        length: int | None = None,
-        check_length: bool = True,
-    ) -> None:
-        """Fill several writable host blocks per DPU from consecutive MRAM bytes of
-        ``symbol``, with one scatter-gather transfer (``dpu_push_sg_xfer``), in place.
-
-        Args:
-            symbol: an MRAM symbol.
-            blocks: one sequence per DPU of writable C-contiguous numpy arrays or buffers
-                (bytearray, memoryview ...); ``blocks[i][0]`` receives the first bytes of
-                DPU ``i``'s range, ``blocks[i][1]`` the next ones, and so on.
-            offset: byte offset in the symbol (a multiple of 8).
-            length: bytes of MRAM read per DPU; default: the largest total of a DPU's blocks.
-            check_length: when False, a DPU's blocks may add up to less than ``length``.
-
-        Raises:
-            DpuSetError: scatter-gather was not enabled, or this is a single :class:`Dpu`.
-            DpuAccessError: as for :meth:`scatter_blocks`, or a block that is not writable
-                and C-contiguous.
-        """
-        shares = []
-        for share in blocks:
-            arrays = []
-            for block in share:
-                array = block if isinstance(block, np.ndarray) else np.asarray(memoryview(block))
-                if not (array.flags.c_contiguous and array.flags.writeable):
-                    raise make_error(
-                        C.DPU_ERR_INVALID_BUFFER_SIZE,
-                        "dpu_push_sg_xfer",
-                        detail="gather_blocks needs writable, C-contiguous blocks to fill",
-                        before_call=True,
-                    )
-                arrays.append(array)
-            shares.append(arrays)
-        self._scatter_gather(C.DPU_XFER_FROM_DPU, symbol, shares, offset, length, check_length)
-
-    def _scatter_gather(
-        self,
-        direction: int,
-        symbol: str | Symbol,
-        shares: list[list[np.ndarray]],
-        offset: int,
-        length: int | None,
-        check_length: bool,
-    ) -> None:
-        call = "dpu_push_sg_xfer"
-        lib = self._lib()
-        if call in lib.missing:
-            raise make_error(
-                C.DPU_ERR_SG_NOT_ACTIVATED,
-                call,
-                detail=f"this libdpu ({lib.path}) has no scatter-gather transfers (SDK 2024+)",
-                before_call=True,
-            )
-        if isinstance(self, _dpu_class()):
-            raise make_error(
-                C.DPU_ERR_INVALID_DPU_SET,
-                call,
-                detail="scatter-gather works on a DpuSet or a Rank, not on a single Dpu (as in "
-                "the SDK); use write() for one DPU",
-                before_call=True,
-            )
-        if len(shares) != self._count:
-            raise make_error(
-                C.DPU_ERR_INVALID_BUFFER_SIZE,
-                call,
-                detail=f"need one sequence of blocks per DPU: got {len(shares)} for {self._count}",
-                before_call=True,
-            )
-        totals = [sum(block.nbytes for block in share) for share in shares]
-        if length is None:
-            length = max(totals, default=0)
-        if any(total > length or (check_length and total != length) for total in totals):
-            raise make_error(
-                C.DPU_ERR_SG_LENGTH_MISMATCH,
-                call,
-                detail=(
-                    f"each DPU's blocks must add up to the length ({length} bytes); they add "
-                    f"up to {min(totals)} to {max(totals)}. Fix: pass check_length=False to "
-                    "allow shorter shares, or make the blocks even"
-                ),
-                before_call=True,
-            )
-        resolved = self._resolve(symbol, call)
-        if resolved is not None and resolved.memory != "MRAM":
-            raise make_error(
-                C.DPU_ERR_SG_NOT_MRAM_SYMBOL,
-                call,
-                detail=f"{resolved.name!r} is in {resolved.memory}; scatter-gather moves MRAM only",
-                before_call=True,
-            )
-        self._check_access(resolved, offset, length, call)
-        table = [
-            [(_address(block), block.nbytes) for block in share if block.nbytes] for share in shares
-        ]
-
-        def get_block(out: Any, dpu_index: int, block_index: int, _args: Any) -> bool:
-            share = table[dpu_index]
-            if block_index >= len(share):
-                return False
-            out[0].addr, out[0].length = share[block_index]
-            return True
-
-        callback = C.get_block_func_t(get_block)
-        get_block_info = C.get_block_t(callback, None, 0)
-        flags = C.DPU_SG_XFER_DEFAULT if check_length else C.DPU_SG_XFER_DISABLE_LENGTH_CHECK
-        name = resolved.c_name if resolved is not None else str(symbol).encode()
-        status = lib.dpu_push_sg_xfer(  # type: ignore[attr-defined]
-            self._c, direction, name, offset, length, ctypes.byref(get_block_info), flags
-        )
-        del shares  # the blocks stay alive until here
-        if status:
-            detail = f"symbol {_name(symbol)!r}"
-            if status == C.DPU_ERR_SG_NOT_ACTIVATED:
-                detail += (
-                    "; allocate the set with DpuSet(..., scatter_gather=True) "
-                    "(the profile key sgXferEnable=true)"
-                )
-            self._check(status, call, detail)
 
     def read(
         self,
@@ -792,17 +519,17 @@ class _Transfers:
             layout = read_layout(resolved, dtype, shape, offset, "read", raw)
             if layout is None:
                 dtype = np.dtype(dtype)
-                shape = _part_shape(shape, resolved, offset, dtype, "dpu_copy_from")
+                shape = part_shape(shape, resolved, offset, dtype, "dpu_copy_from")
             else:
                 dtype, shape = layout
             result = np.empty(shape, dtype=dtype)
         length = result.nbytes
-        self._check_access(resolved, offset, length, "dpu_copy_from")
+        check_access(resolved, offset, length, "dpu_copy_from")
         if length == 0:
             return result
-        target = self._c if isinstance(self, _dpu_class()) else self._dpu_structs()[0]
+        target = self._c if self._key[0] == "dpu" else self._dpu_structs()[0]
         name = resolved.c_name if resolved is not None else str(symbol).encode()
-        status = lib.dpu_copy_from(target, name, offset, _address(result), length)  # type: ignore[attr-defined]
+        status = lib.dpu_copy_from(target, name, offset, address_of(result), length)  # type: ignore[attr-defined]
         if status:
-            self._check(status, "dpu_copy_from", f"symbol {_name(symbol)!r}")
+            self._check(status, "dpu_copy_from", f"symbol {symbol_name(symbol)!r}")
         return result

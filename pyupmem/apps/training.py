@@ -11,8 +11,8 @@ evaluation. This module does the rest, once for every application:
   at setup the check of the plan's MRAM against what the loaded program leaves.
 * **Set up and time** (:class:`TrainingRun`, a context manager): build the program
   variant (cached), allocate this process's DPUs (all of them, or under a
-  :class:`~pyupmem.distributed.Cluster` its share of whole blocks), load, check, time
-  the setup; then one repetition of a :class:`~pyupmem.timing.PhaseTimer` with the DPUs'
+  :class:`~pyupmem.apps.distributed.Cluster` its share of whole blocks), load, check, time
+  the setup; then one repetition of a :class:`~pyupmem.estimate.phases.PhaseTimer` with the DPUs'
   hardware estimates, so that every call below lands in its phase.
 * **Schedule launches**: :meth:`TrainingRun.send` broadcasts the program's uint32
   settings in *CPU-DPU*, only those that changed since they were last sent (a launch
@@ -20,7 +20,7 @@ evaluation. This module does the rest, once for every application:
   differences); :meth:`TrainingRun.launch` is *DPU kernel*.
 * **Combine** on the host and across servers: :meth:`TrainingRun.combining` is
   *Inter-DPU*, with the time spent in the cluster's collective calls moved to
-  *Inter-server* (:data:`pyupmem.timing.INTER_SERVER`; the network is real, not
+  *Inter-server* (:data:`pyupmem.estimate.phases.INTER_SERVER`; the network is real, not
   modelled, so its estimate is the measured time); :meth:`TrainingRun.sum_in_order` sums
   per-DPU results in the fixed order of :func:`combine` over all servers' DPUs and
   counts the bytes that cross the network.
@@ -28,7 +28,7 @@ evaluation. This module does the rest, once for every application:
 
 The fixed order: per-DPU results are summed first within each block of
 :data:`RANK_DPUS` consecutive DPUs (one hardware rank), left to right, then the blocks'
-sums left to right (:func:`pyupmem.distributed.sum_in_order`), which is the order a
+sums left to right (:func:`pyupmem.apps.distributed.sum_in_order`), which is the order a
 cluster of several processes follows, so ``K`` processes give what one process with the
 same DPUs gives, bit for bit.
 
@@ -58,12 +58,12 @@ from types import TracebackType
 import numpy as np
 from tqdm.auto import tqdm
 
-from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
-from pyupmem.backend import Backend
-from pyupmem.build import build_program, packaged_program
-from pyupmem.distributed import BLOCK_DPUS, Cluster, sum_in_order
-from pyupmem.dpuset import DpuSet
-from pyupmem.timing import CPU_DPU, DPU_KERNEL, INTER_DPU, INTER_SERVER, PhaseTimer
+from pyupmem.apps.distributed import BLOCK_DPUS, Cluster, sum_in_order
+from pyupmem.build.builder import build_program, packaged_program
+from pyupmem.dpus.dpuset import DpuSet
+from pyupmem.driver.backend import Backend
+from pyupmem.driver.libdpu import DPU_MRAM_HEAP_POINTER_NAME
+from pyupmem.estimate.phases import CPU_DPU, DPU_KERNEL, INTER_DPU, INTER_SERVER, PhaseTimer
 
 WRAM_BYTES = 64 * 1024
 """WRAM of one DPU."""
@@ -82,7 +82,7 @@ def include_dir() -> Path:
     """The folder of the DPU headers that applications' programs share (``#include
     "fixed_point.h"``: the INT32 fixed-point helpers): the package data
     ``pyupmem/dpu_programs/`` of an installed wheel, else ``dpu_programs/common/`` of the
-    source tree (:func:`pyupmem.build.packaged_program`). :class:`TrainingRun` puts it on
+    source tree (:func:`pyupmem.build.builder.packaged_program`). :class:`TrainingRun` puts it on
     every build's include path.
 
     Raises:
@@ -144,8 +144,8 @@ def combine(partials: np.ndarray) -> np.ndarray:
     """The sum of per-DPU results ``partials`` (shape ``(nr_dpus, ...)``) in a fixed order:
     first the sum of each block of :data:`RANK_DPUS` consecutive DPUs (one hardware
     rank), left to right (:func:`block_sums`), then the blocks' sums, left to right
-    (:func:`pyupmem.distributed.sum_in_order`, the order a
-    :class:`~pyupmem.distributed.Cluster` follows across servers).
+    (:func:`pyupmem.apps.distributed.sum_in_order`, the order a
+    :class:`~pyupmem.apps.distributed.Cluster` follows across servers).
 
     Float arrays are summed in float32 (each sum starts from its first term), integer
     arrays exactly in int64.

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 from pyupmem.errors import BackendError, DpuError, PyUpmemError, make_error
 
 BackendKind = Literal["emulator", "sdk"]
@@ -56,7 +56,7 @@ class Backend:
         kind: ``"emulator"`` or ``"sdk"``.
         library: the path (or loader name) of the libdpu.
         compiler: the ``dpu-upmem-dpurte-clang`` to build DPU programs with, if found.
-        lib: the typed ctypes binding (:class:`pyupmem._libdpu.LibDpu`).
+        lib: the typed ctypes binding (:class:`pyupmem.driver.libdpu.LibDpu`).
         root: the emulator build folder or the SDK's ``UPMEM_HOME``, when known.
     """
 

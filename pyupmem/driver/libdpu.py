@@ -5,7 +5,7 @@ types and struct layouts of ``dpu.h``, the enum values, every function with its 
 and return types, and the iteration over DPUs and ranks that the C macros
 ``DPU_FOREACH`` and ``DPU_RANK_FOREACH`` perform (macros do not exist for ctypes).
 It uses only :mod:`ctypes` and the standard library; the Pythonic layer
-(:mod:`pyupmem.dpuset`) is built on it.
+(:mod:`pyupmem.dpus.dpuset`) is built on it.
 
 Names follow the C header (``dpu_set_t``, ``DPU_XFER_TO_DPU`` ...) so that code can be
 read side by side with the SDK's documentation.

@@ -43,7 +43,7 @@ DPU_CPU = "DPU-CPU"
 PHASES = (CPU_DPU, DPU_KERNEL, INTER_DPU, DPU_CPU)
 """The four standard phases, in the order they are reported."""
 INTER_SERVER = "Inter-server"
-"""Communication between the processes of several servers (:mod:`pyupmem.distributed`):
+"""Communication between the processes of several servers (:mod:`pyupmem.apps.distributed`):
 an optional phase, reported after Inter-DPU when recorded."""
 _ORDER = (CPU_DPU, DPU_KERNEL, INTER_DPU, INTER_SERVER, DPU_CPU)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pyupmem import _libdpu as C
-from pyupmem.debuginfo import CType
+from pyupmem.build.debuginfo import CType
+from pyupmem.driver import libdpu as C
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Program:
 class Symbol:
     """A symbol of a loaded DPU program: its name, address, size, memory and C type.
 
-    The C type comes from the program's debug information (:mod:`pyupmem.debuginfo`):
+    The C type comes from the program's debug information (:mod:`pyupmem.build.debuginfo`):
     ``symbol.dtype``, ``symbol.shape`` and ``symbol.ctype`` are None for a symbol the
     debug information does not describe (a binary built without ``-g``, or a linker
     symbol such as ``DPU_MRAM_HEAP_POINTER_NAME``).
@@ -82,7 +82,7 @@ class Symbol:
         if type_info is not None and type_info.size != size:
             type_info = None  # the debug information describes something else
         self.type_info = type_info
-        """The :class:`~pyupmem.debuginfo.CType` from the debug information, or None."""
+        """The :class:`~pyupmem.build.debuginfo.CType` from the debug information, or None."""
 
     @property
     def dtype(self) -> np.dtype | None:

@@ -1,9 +1,9 @@
 """Controlling running DPUs: the launch, wait, stop and status methods every group of DPUs has.
 
-:class:`~pyupmem.dpuset.DpuGroup` (and so every :class:`~pyupmem.dpuset.DpuSet`,
-:class:`~pyupmem.dpuset.Rank`, :class:`~pyupmem.dpuset.Dpu` and sub-set) gets its
-:meth:`~pyupmem.dpuset.DpuGroup.launch`, :meth:`~pyupmem.dpuset.DpuGroup.sync`,
-:meth:`~pyupmem.dpuset.DpuGroup.stop` and :meth:`~pyupmem.dpuset.DpuGroup.status` from
+:class:`~pyupmem.dpus.group.DpuGroup` (and so every :class:`~pyupmem.dpus.dpuset.DpuSet`,
+:class:`~pyupmem.dpus.views.Rank`, :class:`~pyupmem.dpus.views.Dpu` and sub-set) gets its
+:meth:`~pyupmem.dpus.group.DpuGroup.launch`, :meth:`~pyupmem.dpus.group.DpuGroup.sync`,
+:meth:`~pyupmem.dpus.group.DpuGroup.stop` and :meth:`~pyupmem.dpus.group.DpuGroup.status` from
 this module, which holds what happens while DPUs run: waiting in slices so that a
 ``timeout`` can end the wait (:class:`~pyupmem.errors.DpuTimeoutError`, the DPUs keep
 running) and Ctrl-C can stop the DPUs of the set before ``KeyboardInterrupt`` goes on;
@@ -17,33 +17,34 @@ from __future__ import annotations
 
 import ctypes
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 from pyupmem.errors import ArgumentValueError, DpuFaultError, UnsupportedError, make_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from pyupmem.dpuset import Dpu, DpuSet, DpuStatus, LoadedProgram
-    from pyupmem.estimate import KernelEstimate
-    from pyupmem.program import Program
+    from pyupmem.build.program import Program
+    from pyupmem.dpus.dpuset import DpuSet
+    from pyupmem.dpus.loaded_program import LoadedProgram
+    from pyupmem.dpus.views import Dpu
+    from pyupmem.estimate.model import KernelEstimate
 
 
-def _status_type() -> type[DpuStatus]:
-    from pyupmem.dpuset import DpuStatus
-
-    return DpuStatus
+FAULT_PREFIX = "DPU fault: "
+"""The emulator starts the log line that explains a fault with this text."""
 
 
-def _fault_prefix() -> str:
-    from pyupmem.dpuset import FAULT_PREFIX
+class DpuStatus(NamedTuple):
+    """The result of :meth:`DpuSet.status`: whether the DPUs are done and whether any faulted."""
 
-    return FAULT_PREFIX
+    done: bool
+    fault: bool
 
 
 class _Control:
-    """The running-DPU methods of :class:`~pyupmem.dpuset.DpuGroup` (a base class of it only)."""
+    """The running-DPU methods of :class:`~pyupmem.dpus.group.DpuGroup` (its base class only)."""
 
     if TYPE_CHECKING:  # provided by DpuGroup
         _owner: DpuSet
@@ -70,7 +71,7 @@ class _Control:
             asynchronous: return at once (``DPU_ASYNCHRONOUS``); wait later with
                 :meth:`sync` or poll :meth:`status`. Default: wait for every DPU. While
                 work queued with ``asynchronous=True`` is pending, the launch is queued
-                behind it (:mod:`pyupmem.asynchrony`).
+                behind it (:mod:`pyupmem.dpus.asynchrony`).
             trace: record what each tasklet does in modelled time, for :meth:`timeline`
                 (emulator only; a launch without it records nothing).
 
@@ -150,7 +151,7 @@ class _Control:
         On the emulator the wait can be interrupted: Ctrl-C stops the DPUs of this set
         (:meth:`stop`) and raises ``KeyboardInterrupt``; the set stays usable.
 
-        Work queued with ``asynchronous=True`` (:mod:`pyupmem.asynchrony`) is waited for
+        Work queued with ``asynchronous=True`` (:mod:`pyupmem.dpus.asynchrony`) is waited for
         first, and the first error it met is raised here (the work queued after that error
         was not done).
 
@@ -262,7 +263,7 @@ class _Control:
         done."""
         state = self._dpu_status()
         if state.done and self._queue_busy():
-            return _status_type()(False, state.fault)
+            return DpuStatus(False, state.fault)
         return state
 
     def _dpu_status(self) -> DpuStatus:
@@ -273,8 +274,8 @@ class _Control:
         if status and (status & 0xFFFF) != C.DPU_ERR_DPU_FAULT:
             self._check(status, "dpu_status")
         if status:
-            return _status_type()(True, True)
-        return _status_type()(bool(done.value), bool(fault.value))
+            return DpuStatus(True, True)
+        return DpuStatus(bool(done.value), bool(fault.value))
 
     def _fault_error(self, status: int, call: str) -> DpuFaultError:
         faults: dict[int, str] = {}
@@ -287,7 +288,7 @@ class _Control:
                 continue
             log_status, data = C.read_log(lib, dpu)
             text = data.decode("utf-8", "replace") if not log_status else ""
-            lines = [line for line in text.splitlines() if line.startswith(_fault_prefix())]
+            lines = [line for line in text.splitlines() if line.startswith(FAULT_PREFIX)]
             faults[index] = "\n".join(lines) if lines else "fault (no message in the log)"
         if faults:
             shown = list(faults.items())[:3]

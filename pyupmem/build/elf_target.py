@@ -14,7 +14,7 @@ import os
 import platform
 import struct
 
-from pyupmem import _libdpu as C
+from pyupmem.driver import libdpu as C
 from pyupmem.errors import make_error
 
 __all__ = ["EM_DPU", "elf_machine", "foreign_binary_problem", "refuse_foreign_binary"]

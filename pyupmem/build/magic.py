@@ -36,9 +36,9 @@ import sys
 import warnings
 from dataclasses import dataclass
 
-from pyupmem.build import build_program
+from pyupmem.build.builder import build_program
+from pyupmem.build.program import Program
 from pyupmem.errors import CompileError, CompileWarning, PyUpmemError
-from pyupmem.program import Program
 
 USAGE = "%%dpu NAME [--tasklets N] [-DNAME[=VALUE] ...] [-I DIR ...] [compiler options]"
 """The ``%%dpu`` line's syntax, as error messages show it."""

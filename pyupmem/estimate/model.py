@@ -115,7 +115,7 @@ class KernelEstimate:
 def _model():
     """The emulator's libdpu, which holds the transfer model."""
     from pyupmem import emu
-    from pyupmem._libdpu import LibDpu
+    from pyupmem.driver.libdpu import LibDpu
 
     return LibDpu.open(emu.build().libdpu)
 

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from pyupmem.debuginfo import CType
+from pyupmem.build.debuginfo import CType
+from pyupmem.build.program import Symbol
 from pyupmem.errors import ArgumentTypeError, SymbolShapeError, SymbolTypeError
-from pyupmem.program import Symbol
 
 __all__ = ["as_input_array", "checked_input", "checked_output", "read_layout"]
 

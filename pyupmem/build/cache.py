@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Literal
 
 from pyupmem import emu
-from pyupmem._cache import cache_dir
-from pyupmem.build import _locked, check_cached_build
+from pyupmem.build.builder import _locked, check_cached_build
+from pyupmem.driver.cache_folder import cache_dir
 
 EntryKind = Literal["emulator", "program"]
 """The kinds of build the cache stores: the emulator, or a compiled DPU program."""

@@ -1,7 +1,7 @@
 """Host data of transfers queued with ``asynchronous=True``, kept safe until they have run.
 
 A queued transfer moves its data when its turn comes, not when it is called
-(:mod:`pyupmem.asynchrony`). So that this never shows:
+(:mod:`pyupmem.dpus.asynchrony`). So that this never shows:
 
 - **Inputs are read-only while queued.** The numpy arrays given to an asynchronous
   :meth:`~pyupmem.DpuSet.write`, :meth:`~pyupmem.DpuSet.broadcast` or
@@ -98,7 +98,7 @@ def _unwrap(value: Any) -> Any:
 
 class PendingArray(NDArrayOperatorsMixin):
     """The result of ``gather(..., asynchronous=True)``: an array that the queued gather
-    fills, readable once it has run (:mod:`pyupmem.queued_data`).
+    fills, readable once it has run (:mod:`pyupmem.dpus.queued_data`).
 
     Its ``shape``, ``dtype``, ``ndim``, ``size`` and ``len()`` are known at once. Anything
     that reads the data waits for the gather first: ``np.asarray(r)`` and every numpy

@@ -27,7 +27,7 @@ dependencies (their digests are remembered per file size and modification time).
 **Checked on use.** Each build records its binary's size and SHA-256 (``build.json``
 beside it); a cached binary that no longer matches (truncated, overwritten) is removed and
 built again, with a :class:`~pyupmem.errors.CacheWarning`, never loaded. ``python -m
-pyupmem cache verify`` checks every stored build (:mod:`pyupmem.buildcache`).
+pyupmem cache verify`` checks every stored build (:mod:`pyupmem.build.cache`).
 
 **Warnings and the log.** :attr:`Program.build_log <pyupmem.Program.build_log>` holds what
 the compiler printed. When it printed warnings, the build issues one
@@ -58,8 +58,9 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from pyupmem._cache import cache_dir, private_dir
-from pyupmem.backend import Backend, find_backend
+from pyupmem.build.program import Program
+from pyupmem.driver.backend import Backend, find_backend
+from pyupmem.driver.cache_folder import cache_dir, private_dir
 from pyupmem.errors import (
     ArgumentTypeError,
     ArgumentValueError,
@@ -69,7 +70,6 @@ from pyupmem.errors import (
     CompileWarning,
     SourceNotFoundError,
 )
-from pyupmem.program import Program
 
 SourceLike = str | os.PathLike
 """A source: a path to a C file, or C source text (a ``str`` holding a newline, ``{`` or
@@ -285,7 +285,7 @@ def build_program(
             types (:attr:`pyupmem.Symbol.dtype`), so transfers know them.
         extra_args: further compiler arguments, passed as they are.
         name: the binary's file name (default: the first source's stem, or ``program``).
-        backend: a :class:`~pyupmem.backend.Backend`, a backend name, or None (default).
+        backend: a :class:`~pyupmem.driver.backend.Backend`, a backend name, or None (default).
         cache: reuse a cached binary built from the same inputs (default True).
 
     Returns:
