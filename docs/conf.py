@@ -94,8 +94,6 @@ pygments_dark_style = "monokai"
 # name against the built inventory).
 
 PACKAGES = ("pyupmem", "rl", "pimopt")
-# Private modules that are still part of what users read: the raw ctypes layer.
-DOCUMENTED_PRIVATE = {"pyupmem.driver.libdpu"}
 API_DIR = Path(__file__).resolve().parent / "reference" / "api"
 
 
@@ -112,7 +110,7 @@ def api_modules() -> list[str]:
             last = info.name.rsplit(".", 1)[1]
             if last == "__main__":
                 continue
-            if last.startswith("_") and info.name not in DOCUMENTED_PRIVATE:
+            if last.startswith("_"):
                 continue
             names.append(info.name)
     return names

@@ -277,10 +277,6 @@ def _defined_in(package: str, name: str) -> str | None:
                 found = [node.target.id]
             if name in found:
                 return module_name
-    for private in ("_libdpu",):
-        module = importlib.import_module(f"{package}.{private}") if package == "pyupmem" else None
-        if module is not None and name in vars(module):
-            return module.__name__
     return None
 
 
