@@ -323,11 +323,25 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
         if loaded is _FALLBACK:
             loaded = owner._loaded
         if loaded is None:
+            self._refuse_unloaded(symbol, call)
             return None
         found = loaded._symbols.get(symbol)  # type: ignore[union-attr]
         if found is None:
             found = loaded.symbol(symbol)
         return found
+
+    def _refuse_unloaded(self, symbol: str, call: str) -> None:
+        """Raise libdpu's ``DPU_ERR_NO_PROGRAM_LOADED`` before any type check when no DPU
+        of the set has a program: the data's type is not the problem then. (A part with a
+        mix of programs has no one symbol table either; libdpu reports that itself.)"""
+        owner = self._owner
+        if owner._loaded is None and all(p is None for p in owner._view_programs.values()):
+            raise make_error(
+                C.DPU_ERR_NO_PROGRAM_LOADED,
+                call,
+                detail=f"symbol {symbol!r}. Fix: load a program first (dpus.load(program))",
+                before_call=True,
+            )
 
     # ----------------------------------------------------------------- transfers
     # Written in pyupmem/dpus/transfers.py and block_transfers.py; named here so that the reference

@@ -373,7 +373,9 @@ class _Transfers:
             checked_output(resolved, out, "gather", raw)
             result = out
         else:
-            layout = read_layout(resolved, dtype, shape, offset, "gather", raw)
+            layout = read_layout(
+                resolved, dtype, shape, offset, "gather", raw, symbol_name(symbol)
+            )
             if layout is None:
                 dtype = np.dtype(dtype)
                 shape = part_shape(shape, resolved, offset, dtype, call)
@@ -516,7 +518,9 @@ class _Transfers:
                 )
             checked_output(resolved, result, "read", raw)
         else:
-            layout = read_layout(resolved, dtype, shape, offset, "read", raw)
+            layout = read_layout(
+                resolved, dtype, shape, offset, "read", raw, symbol_name(symbol)
+            )
             if layout is None:
                 dtype = np.dtype(dtype)
                 shape = part_shape(shape, resolved, offset, dtype, "dpu_copy_from")

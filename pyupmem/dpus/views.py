@@ -297,7 +297,10 @@ class DpuSubset(DpuGroup):
         if isinstance(symbol, Symbol):
             return symbol
         loaded = self._program_state()
-        return loaded.symbol(symbol) if loaded is not None else None
+        if loaded is None:
+            self._refuse_unloaded(symbol, call)
+            return None
+        return loaded.symbol(symbol)
 
     @property
     def _c(self) -> C.dpu_set_t:  # type: ignore[override]
