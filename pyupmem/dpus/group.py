@@ -111,15 +111,22 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
         ]
 
     def _await_idle(self, cancelled: Callable[[], bool]) -> None:
-        """Wait (on the queue's worker thread) until no DPU of this node runs."""
+        """Wait (on the queue's worker thread) until no DPU of this node runs; raise the
+        fault of their launch (the job's error then: it does not run) unless the user was
+        told of it already."""
         while not self._dpu_status().done:
             if cancelled():
                 raise QueuedWorkCancelled
             try:
-                self._sync_dpus(0.2)
+                self._sync_dpus(0.2)  # raises a fault of the launch it waited for
                 return
             except DpuTimeoutError:
                 continue
+        # Done before this job's turn: a fault nobody was told of is this job's error, never
+        # memory to hand out (one already raised is the user's to read, on purpose).
+        fault = self._unreported_fault("dpu_sync")
+        if fault is not None:
+            raise fault
 
     def _queue_busy(self) -> bool:
         """Whether work queued on the set is pending, as seen from the calling thread."""
@@ -284,6 +291,7 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
             status = lib.dpu_load(self._c, path, ctypes.byref(handle))  # type: ignore[attr-defined]
             self._check(status, "dpu_load", f"loading {program.path}")
             memory_image = None
+        self._launch_reported()  # a load clears a fault: nothing of the last launch is left
         loaded = LoadedProgram(self._owner._backend, program, handle, memory_image)
         self._owner._program_loaded(self, loaded)
         return loaded

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from pyupmem.dpus.asynchrony import QueuedWorkCancelled
 from pyupmem.errors import PendingResultError
 
 __all__ = ["PendingArray", "lock_while_queued", "queued_for_transfer"]
@@ -149,10 +150,18 @@ class PendingArray(NDArrayOperatorsMixin):
                         f"{timeout} s. Fix: wait longer (result() or sync()), or stop() the DPUs"
                     )
         if self._error is not None:
+            # Dropped behind an earlier error: chain to that error itself (a DpuFaultError
+            # of the launch before it, say), not to the queue's note that it was dropped.
+            cause = self._error
+            if isinstance(cause, QueuedWorkCancelled) and cause.__cause__ is not None:
+                cause = cause.__cause__
+            why = str(self._error) if cause is self._error else (
+                f"work queued before it failed: {type(cause).__name__}: {cause}"
+            )
             raise PendingResultError(
-                f"the {self._what} queued with asynchronous=True was not done: {self._error}. "
+                f"the {self._what} queued with asynchronous=True was not done: {why}. "
                 "Fix: sync() raises the error that stopped the queue; gather again after it"
-            ) from self._error
+            ) from cause
         return self._array
 
     # ------------------------------------------------------------ known at once

@@ -234,6 +234,8 @@ class DpuSubset(DpuGroup):
             status = lib.dpu_launch(node._c, C.DPU_ASYNCHRONOUS)  # type: ignore[attr-defined]
             if status:
                 self._check(status, "dpu_launch")
+            # Reported by sync() below, or later (DpuSet.launch says by what).
+            self._owner._unreported.update(node._indices())
         if not asynchronous:
             self.sync()
 
