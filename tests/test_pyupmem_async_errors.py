@@ -115,6 +115,7 @@ def test_leaving_the_block_raises_a_fault_nobody_reported(program) -> None:
         with pim.DpuSet(2) as dpus:
             _faulted(dpus, program)  # status() told of it; nothing raised it
     assert dpus.closed and set(info.value.faults) == {0, 1}
+    assert "no sync() reported it" in " ".join(info.value.__notes__)
 
 
 def test_free_raises_an_unreported_fault_once(program) -> None:

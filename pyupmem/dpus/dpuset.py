@@ -278,7 +278,15 @@ class DpuSet(DpuGroup):
         if self._jobs is not None:
             error = self._jobs.close()  # no queued work may touch the DPUs being freed
         if self._unreported:
-            fault = self[sorted(self._unreported)]._unreported_fault("dpu_free")
+            try:
+                fault = self[sorted(self._unreported)]._unreported_fault("dpu_free")
+                if fault is not None:
+                    fault.add_note(
+                        "(an asynchronous launch faulted and no sync() reported it before "
+                        "the set was freed)"
+                    )
+            except Exception as problem:  # noqa: BLE001 - the DPUs are freed all the same
+                fault = problem
             error = error or fault
             self._unreported.clear()
         self._closed = True
