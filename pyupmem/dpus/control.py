@@ -71,7 +71,9 @@ class _Control:
             asynchronous: return at once (``DPU_ASYNCHRONOUS``); wait later with
                 :meth:`sync` or poll :meth:`status`. Default: wait for every DPU. While
                 work queued with ``asynchronous=True`` is pending, the launch is queued
-                behind it (:mod:`pyupmem.dpus.asynchrony`).
+                behind it (:mod:`pyupmem.dpus.asynchrony`). A fault is then raised once:
+                by :meth:`sync`, by the work queued behind the launch (which does not
+                run), or else when the set is freed.
             trace: record what each tasklet does in modelled time, for :meth:`timeline`
                 (emulator only; a launch without it records nothing).
 

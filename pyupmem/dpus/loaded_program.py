@@ -39,6 +39,7 @@ class LoadedProgram(Mapping[str, Symbol]):
         self._image = image
         self._types: dict[str, CType] | None = None
         self._symbols: dict[str, Symbol] = {}
+        self._names: list[str] | None = None  # the ELF's variable names, read on an error
 
     @property
     def types(self) -> dict[str, CType]:
@@ -75,16 +76,17 @@ class LoadedProgram(Mapping[str, Symbol]):
     def _did_you_mean(self, name: str) -> str:
         """``"; did you mean 'arr'?"`` with the program's names close to ``name`` that
         libdpu finds (the ELF symbol table and the debug information), or ``""``."""
-        binary = self._image if self._image is not None else self.program.path
-        try:
-            candidates = variable_names(binary) + list(self.types)
-        except Exception:  # a message's nicety must not hide the error it explains
-            return ""
+        if self._names is None:
+            binary = self._image if self._image is not None else self.program.path
+            try:
+                self._names = list(dict.fromkeys(variable_names(binary) + list(self.types)))
+            except Exception:  # a message's nicety must not hide the error it explains
+                self._names = []
         c_symbol = C.dpu_symbol_t()
         lib = self._backend.lib
         found = [
             close
-            for close in close_names(name, list(dict.fromkeys(candidates)))
+            for close in close_names(name, self._names)
             if not lib.dpu_get_symbol(self._handle, close.encode(), ctypes.byref(c_symbol))  # type: ignore[attr-defined]
         ]
         if not found:
