@@ -24,9 +24,11 @@ import pyupmem as pim
 
 KERNEL = r"""
 #include <defs.h>
+#include <mram.h>
 #include <stdint.h>
 __host volatile uint32_t mode;  /* 0: finish, 1: fault, 2: spin until stopped */
 __host uint64_t result;
+__mram_noinit uint64_t mram_out[2];
 int main(void) {
     if (me() != 0)
         return 0;
@@ -254,3 +256,31 @@ def test_a_pending_result_error_leaving_the_block_is_not_noted_twice(program) ->
             dpus.gather("result", asynchronous=True).result()
     assert isinstance(info.value.__cause__, pim.DpuFaultError)  # the fault, said once
     assert not getattr(info.value, "__notes__", None)
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda d: d.gather("result"),
+        lambda d: d.read("result"),
+        lambda d: d.gather_blocks("mram_out", [[np.zeros(8, np.uint8)] for _ in d]),
+    ],
+    ids=["gather", "read", "gather_blocks"],
+)
+def test_a_synchronous_read_after_an_unreported_fault_raises_it(program, read) -> None:
+    with pim.DpuSet(1, scatter_gather=True) as dpus:
+        _faulted(dpus, program)
+        with pytest.raises(pim.DpuFaultError):
+            read(dpus)
+        read(dpus)  # reported now: the faulted DPUs' memory is the caller's to read
+    # Leaving the block raised nothing: the read reported it.
+
+
+def test_a_fault_is_reported_per_dpu(program) -> None:
+    with pytest.raises(pim.DpuFaultError) as info:
+        with pim.DpuSet(2) as dpus:
+            _faulted(dpus, program)
+            with pytest.raises(pim.DpuFaultError) as first:
+                dpus[1].read("result")
+            assert list(first.value.faults) == [1]
+    assert list(info.value.faults) == [0]  # DPU 0's fault: nothing reported it

@@ -33,6 +33,8 @@ Errors are never lost, and each is raised once:
   :class:`~pyupmem.errors.PendingResultError` chained (``__cause__``) to the error that
   stopped the queue. That error itself is raised by the next :meth:`~pyupmem.DpuSet.sync`
   (with a note of how many operations were dropped); after it, the queue takes work again.
+  A synchronous read (``gather``, ``read``, ``gather_blocks``) of DPUs whose asynchronous
+  launch faulted, unreported, raises that fault the same way instead of reading.
 - **Freeing reports what was left.** Leaving a set's ``with`` block, or
   :meth:`~pyupmem.DpuSet.free`, does not wait: it drops the work not yet run and stops
   running DPUs, frees them, then raises the error nobody was told of: the first error of
@@ -40,13 +42,14 @@ Errors are never lost, and each is raised once:
   no ``sync()`` (nor queued work) reported. When an exception is already leaving the
   block, that exception goes on and gets a note (``add_note``) naming the unreported error:
   the first cause stays the one raised, and neither is lost.
-- **Told once.** A fault is reported when it is raised: by ``sync()``, by a synchronous
-  ``launch()``, or through the queue as above. It is then not raised again on leaving the
-  block, and work queued after it runs (reading the faulted DPUs' memory is then the
-  caller's choice). :meth:`~pyupmem.DpuSet.status` tells of a fault without reporting it
-  (``status().fault``; freeing still raises it), and ``load()`` clears it. DPUs the user
-  stopped (:meth:`~pyupmem.DpuSet.stop`, or Ctrl-C in ``sync()`` or a synchronous
-  ``launch()``, which stops them on the emulator) are not
+- **Told once, per DPU.** A fault is reported when it is raised: by ``sync()``, by a
+  synchronous ``launch()`` or read, or through the queue as above; each reports the DPUs
+  it covers (``dpus[1].read(...)`` reports DPU 1's fault, not DPU 0's). It is then not
+  raised again on leaving the block, and work queued after it runs (reading the faulted
+  DPUs' memory is then the caller's choice). :meth:`~pyupmem.DpuSet.status` tells of a
+  fault without reporting it (``status().fault``; freeing still raises it), and
+  ``load()`` clears it. DPUs the user stopped (:meth:`~pyupmem.DpuSet.stop`, or Ctrl-C in
+  ``sync()`` or a synchronous ``launch()``, which stops them on the emulator) are not
   reported: their queued work is dropped, their pending results raise
   ``PendingResultError``, and nothing is raised on leaving the block for them. A
   ``sync()`` or ``launch()`` on DPUs still in fault raises it again, as libdpu does: that

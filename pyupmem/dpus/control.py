@@ -135,6 +135,15 @@ class _Control:
         self._launch_reported()
         return self._fault_error(C.DPU_ERR_DPU_FAULT, call) if state.fault else None
 
+    def _refuse_unreported_fault(self, call: str) -> None:
+        """Raise the fault of these DPUs' asynchronous launch that nobody reported, before
+        their memory is read (by a queued job or a synchronous read): it is never handed
+        out as a result."""
+        if self._owner._unreported:
+            fault = self._unreported_fault(call)
+            if fault is not None:
+                raise fault
+
     def _wait(self, lib: C.LibDpu, call: str, timeout: float | None = None) -> None:
         wait = lib.dpu_emu_sync_timeout  # type: ignore[attr-defined]
         deadline = None if timeout is None else time.monotonic() + timeout

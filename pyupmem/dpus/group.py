@@ -124,9 +124,7 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
                 continue
         # Done before this job's turn: a fault nobody was told of is this job's error, never
         # memory to hand out (one already raised is the user's to read, on purpose).
-        fault = self._unreported_fault("dpu_sync")
-        if fault is not None:
-            raise fault
+        self._refuse_unreported_fault("dpu_sync")
 
     def _queue_busy(self) -> bool:
         """Whether work queued on the set is pending, as seen from the calling thread."""
