@@ -15,9 +15,12 @@ A queued transfer moves its data when its turn comes, not when it is called
 - **Outputs cannot be read early.** An asynchronous :meth:`~pyupmem.DpuSet.gather` returns a
   :class:`PendingArray`: every access to its data (``np.asarray(r)``, ``r[0]``, ``r + 1``,
   ``r.tolist()``, :meth:`PendingArray.result`) waits until the gather has run, and raises
-  :class:`~pyupmem.errors.PendingResultError` if it never will (dropped after an earlier
-  error, or the set stopped or freed). Inside a job or callback, where waiting could
-  deadlock the queue, reading a gather that has not run yet raises at once.
+  :class:`~pyupmem.errors.PendingResultError` if it never will: its DPUs faulted, it was
+  dropped after an earlier error (the error chains, as ``__cause__``, to that one: the
+  :class:`~pyupmem.errors.DpuFaultError` of the launch before it, say), or the set was
+  stopped or freed: never a faulted DPU's memory (:mod:`pyupmem.dpus.asynchrony`). Inside
+  a job or callback, where waiting could deadlock the queue, reading a gather that has not
+  run yet raises at once.
 """
 
 from __future__ import annotations
