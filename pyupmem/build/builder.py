@@ -259,10 +259,47 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _tasklets_and_defines(
+    nr_tasklets: object, defines: Mapping[str, object] | None
+) -> tuple[int, dict[str, object]]:
+    """The checked tasklet count, whether given as ``nr_tasklets=`` or as
+    ``defines["NR_TASKLETS"]`` (one ``-DNR_TASKLETS``, and ``Program.nr_tasklets`` tells
+    it), and the other defines."""
+    others = dict(defines or {})
+    label = "nr_tasklets"
+    if "NR_TASKLETS" in others:
+        given = others.pop("NR_TASKLETS")
+        if nr_tasklets is not None:
+            raise ArgumentValueError(
+                f"the tasklet count is given twice: nr_tasklets={nr_tasklets!r} and "
+                f"defines={{'NR_TASKLETS': {given!r}}}. Fix: give nr_tasklets= only"
+            )
+        label = 'defines["NR_TASKLETS"]'
+        if given is None or given is True:
+            raise ArgumentValueError(
+                f"{label} needs a number of tasklets (1..24), got {given!r}. Fix: give "
+                "nr_tasklets=n instead"
+            )
+        nr_tasklets = given
+        if isinstance(given, str) and given.strip().isdigit():
+            nr_tasklets = int(given)
+    if nr_tasklets is None:
+        nr_tasklets = 16
+    if isinstance(nr_tasklets, bool) or not isinstance(nr_tasklets, int):
+        raise ArgumentTypeError(
+            f"{label} must be an int, got {type(nr_tasklets).__name__} {nr_tasklets!r}"
+        )
+    if not 1 <= nr_tasklets <= 24:
+        raise ArgumentValueError(
+            f"{label} must be in 1..24 (a DPU has 24 hardware threads), got {nr_tasklets}"
+        )
+    return nr_tasklets, others
+
+
 def build_program(
     sources: SourceLike | Sequence[SourceLike],
     *,
-    nr_tasklets: int = 16,
+    nr_tasklets: int | None = None,
     defines: Mapping[str, object] | None = None,
     include_dirs: Sequence[str | os.PathLike] = (),
     opt_level: int | str = 2,
@@ -277,8 +314,10 @@ def build_program(
     Args:
         sources: a path, source text (a ``str`` with a newline, ``{`` or ``;`` in it), or a
             sequence of them.
-        nr_tasklets: passed as ``-DNR_TASKLETS=n`` (1 to 24).
+        nr_tasklets: passed as ``-DNR_TASKLETS=n`` (1 to 24; default 16).
         defines: extra ``-D`` macros; a value of ``None`` or ``True`` gives ``-DNAME``.
+            ``NR_TASKLETS`` given here is the same as ``nr_tasklets=`` (checked the same
+            way, and what :attr:`Program.nr_tasklets` says); giving both is refused.
         include_dirs: extra ``-I`` folders. A source given by path also sees its own folder.
         opt_level: the optimisation level: ``0``, ``1``, ``2``, ``3``, ``"s"`` ...
         debug: add ``-g`` (default True): the debug information gives the symbols their C
@@ -297,8 +336,9 @@ def build_program(
         BackendError: the backend has no DPU compiler.
         SourceNotFoundError: a source path does not exist (a ``FileNotFoundError``).
         CacheFolderError: the cache folder is not private (a ``PermissionError``).
-        ArgumentValueError: ``nr_tasklets`` out of range, no source, or a ``name`` that is
-            not a plain file name (a ``ValueError``).
+        ArgumentValueError: ``nr_tasklets`` (or ``defines["NR_TASKLETS"]``) out of range
+            or given twice, no source, or a ``name`` that is not a plain file name (a
+            ``ValueError``).
         ArgumentTypeError: an argument of the wrong type (a ``TypeError``).
     """
     if not isinstance(backend, Backend):
@@ -308,14 +348,7 @@ def build_program(
             f"the {backend.kind} backend ({backend.library}) has no dpu-upmem-dpurte-clang: "
             "put the SDK's bin folder on PATH or set UPMEM_HOME"
         )
-    if isinstance(nr_tasklets, bool) or not isinstance(nr_tasklets, int):
-        raise ArgumentTypeError(
-            f"nr_tasklets must be an int, got {type(nr_tasklets).__name__} {nr_tasklets!r}"
-        )
-    if not 1 <= nr_tasklets <= 24:
-        raise ArgumentValueError(
-            f"nr_tasklets must be in 1..24 (a DPU has 24 hardware threads), got {nr_tasklets}"
-        )
+    nr_tasklets, defines = _tasklets_and_defines(nr_tasklets, defines)
     items = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
     if not items:
         raise ArgumentValueError("build_program needs at least one source (a path or C text)")
@@ -353,7 +386,7 @@ def build_program(
     flags = [f"-O{opt_level}", f"-DNR_TASKLETS={nr_tasklets}"]
     if debug:
         flags.append("-g")
-    for key, value in (defines or {}).items():
+    for key, value in defines.items():
         flags.append(f"-D{key}" if value is None or value is True else f"-D{key}={value}")
     flags += [f"-I{Path(d).resolve()}" for d in include_dirs]
     flags += [str(arg) for arg in extra_args]

@@ -22,6 +22,41 @@ What it gives is the SDK's asynchronous model (``DPU_XFER_ASYNC``, ``dpu_launch`
   done): ``rank.sync()`` reports that rank's errors only, a set-wide ``sync()`` every
   rank's. An error of work on several ranks belongs to each of them.
 
+Errors are never lost, and each is raised once:
+
+- **A fault stops the queue.** Work queued behind an asynchronous launch runs once the
+  DPUs it touches have stopped; if they stopped on a fault that nobody has been told of,
+  that :class:`~pyupmem.errors.DpuFaultError` is the work's error and the work does not
+  run: a gather never hands out a faulted DPU's memory. Every later piece of work queued on
+  those ranks is dropped, and its result raises: a
+  :class:`~pyupmem.dpus.queued_data.PendingArray` raises
+  :class:`~pyupmem.errors.PendingResultError` chained (``__cause__``) to the error that
+  stopped the queue. That error itself is raised by the next :meth:`~pyupmem.DpuSet.sync`
+  (with a note of how many operations were dropped); after it, the queue takes work again.
+  A synchronous read (``gather``, ``read``, ``gather_blocks``) of DPUs whose asynchronous
+  launch faulted, unreported, raises that fault the same way instead of reading.
+- **Freeing reports what was left.** Leaving a set's ``with`` block, or
+  :meth:`~pyupmem.DpuSet.free`, does not wait: it drops the work not yet run and stops
+  running DPUs, frees them, then raises the error nobody was told of: the first error of
+  the queued work that no ``sync()`` raised, else the fault of an asynchronous launch that
+  no ``sync()`` (nor queued work) reported. When an exception is already leaving the
+  block, that exception goes on and gets a note (``add_note``) naming the unreported error:
+  the first cause stays the one raised, and neither is lost.
+- **Told once, per DPU.** A fault is reported when it is raised: by ``sync()``, by a
+  synchronous ``launch()`` or read, or through the queue as above; each reports the DPUs
+  it covers (``dpus[1].read(...)`` reports DPU 1's fault, not DPU 0's). It is then not
+  raised again on leaving the block, and work queued after it runs (reading the faulted
+  DPUs' memory is then the caller's choice). :meth:`~pyupmem.DpuSet.status` tells of a
+  fault without reporting it (``status().fault``; freeing still raises it), and
+  ``load()`` clears it. DPUs the user stopped (:meth:`~pyupmem.DpuSet.stop`, or Ctrl-C in
+  ``sync()`` or a synchronous ``launch()``, which stops them on the emulator) are not
+  reported: their queued work is dropped, their pending results raise
+  ``PendingResultError``, and nothing is raised on leaving the block for them. A
+  ``sync()`` or ``launch()`` on DPUs still in fault raises it again, as libdpu does: that
+  is the DPUs' state (until a ``load()``), not a second report of the same launch.
+- A pending result's ``PendingResultError`` tells that this result is missing and why; it
+  does not take the queue's error, which ``sync()`` (or freeing) raises once.
+
 The queue is kept by pyupmem rather than handed to libdpu's ``DPU_XFER_ASYNC`` queue: the
 emulator's libdpu moves data at call time (and refuses MRAM access while DPUs run,
 ``DPU_ERR_MRAM_BUSY``), and a Python callback needs the GIL and a place to report its
@@ -68,8 +103,16 @@ class _Job:
             self.finish(error)
 
 
-def _dropped(job: _Job) -> QueuedWorkCancelled:
-    return QueuedWorkCancelled(f"{job.what} was dropped before it ran")
+def _dropped(job: _Job, cause: BaseException | None = None) -> QueuedWorkCancelled:
+    """The outcome of a job that did not run; ``cause``: the earlier error that stopped the
+    queue (its ``__cause__``, so that a pending result's error chains to it)."""
+    if cause is None:
+        return QueuedWorkCancelled(f"{job.what} was dropped before it ran")
+    dropped = QueuedWorkCancelled(
+        f"{job.what} was not done: work queued before it failed ({type(cause).__name__})"
+    )
+    dropped.__cause__ = cause
+    return dropped
 
 
 _LIVE: weakref.WeakSet[JobQueue] = weakref.WeakSet()
@@ -165,7 +208,7 @@ class JobQueue:
                     job.wait(self.cancelled)
                     job.action()
                 else:
-                    outcome = _dropped(job)
+                    outcome = _dropped(job, self._error)
                     with self._cond:
                         self._dropped += 1
             except QueuedWorkCancelled as cancelled:
@@ -411,7 +454,14 @@ class RankQueues:
             for rank in ranks:
                 self._queue(rank).put(gate.arrive, lambda: None, what, gate.part_ended)
 
-    def close(self) -> None:
-        """Cancel everything on every rank (the set is being freed)."""
-        for queue in list(self._queues.values()):
+    def close(self) -> BaseException | None:
+        """Cancel everything on every rank (the set is being freed), and return the first
+        error of the work that no :meth:`~pyupmem.DpuSet.sync` took (each error once), for
+        :meth:`~pyupmem.DpuSet.free` to raise."""
+        queues = list(self._queues.values())
+        for queue in queues:
+            queue.cancel()
+        error = self.view(list(self._queues)).take_error()
+        for queue in queues:
             queue.close()
+        return error

@@ -49,6 +49,7 @@ class _BlockTransfers:
         def _program_state(self) -> LoadedProgram | None: ...
         def _require_single(self, call: str, method: str, instead: str) -> None: ...
         def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
+        def _refuse_unreported_fault(self, call: str) -> None: ...
 
     def scatter_blocks(
         self,
@@ -141,6 +142,8 @@ class _BlockTransfers:
     ) -> None:
         call = "dpu_push_sg_xfer"
         lib = self._lib()
+        if direction == C.DPU_XFER_FROM_DPU:
+            self._refuse_unreported_fault(call)
         if call in lib.missing:
             raise make_error(
                 C.DPU_ERR_SG_NOT_ACTIVATED,

@@ -71,7 +71,9 @@ class _Control:
             asynchronous: return at once (``DPU_ASYNCHRONOUS``); wait later with
                 :meth:`sync` or poll :meth:`status`. Default: wait for every DPU. While
                 work queued with ``asynchronous=True`` is pending, the launch is queued
-                behind it (:mod:`pyupmem.dpus.asynchrony`).
+                behind it (:mod:`pyupmem.dpus.asynchrony`). A fault is then raised once:
+                by :meth:`sync`, by the work queued behind the launch (which does not
+                run), or else when the set is freed.
             trace: record what each tasklet does in modelled time, for :meth:`timeline`
                 (emulator only; a launch without it records nothing).
 
@@ -104,8 +106,43 @@ class _Control:
             return
         policy = C.DPU_ASYNCHRONOUS if asynchronous else C.DPU_SYNCHRONOUS
         status = lib.dpu_launch(self._c, policy)  # type: ignore[attr-defined]
+        if not asynchronous:
+            self._launch_reported()  # the end is known: raised just below, or clean
         if status:
             self._check(status, "dpu_launch")
+        if asynchronous:
+            # Its end (a fault) is the user's to hear of: sync(), the next queued job or
+            # free() reports it (pyupmem.dpus.asynchrony).
+            self._owner._unreported.update(self._indices())
+
+    def _launch_reported(self) -> None:
+        """The end of these DPUs' last launch reached the user (raised, or it went well),
+        or they were stopped or reloaded: nothing of it is left to report."""
+        unreported = self._owner._unreported
+        if unreported:
+            unreported.difference_update(self._indices())
+
+    def _unreported_fault(self, call: str) -> DpuFaultError | None:
+        """The fault of these DPUs' last asynchronous launch, if nobody has reported it yet
+        (then it counts as reported); None while they run, after a clean end, or for a
+        fault already raised. Does not wait."""
+        unreported = self._owner._unreported
+        if not unreported or unreported.isdisjoint(self._indices()):
+            return None
+        state = self._dpu_status()
+        if not state.done:
+            return None
+        self._launch_reported()
+        return self._fault_error(C.DPU_ERR_DPU_FAULT, call) if state.fault else None
+
+    def _refuse_unreported_fault(self, call: str) -> None:
+        """Raise the fault of these DPUs' asynchronous launch that nobody reported, before
+        their memory is read (by a queued job or a synchronous read): it is never handed
+        out as a result."""
+        if self._owner._unreported:
+            fault = self._unreported_fault(call)
+            if fault is not None:
+                raise fault
 
     def _wait(self, lib: C.LibDpu, call: str, timeout: float | None = None) -> None:
         wait = lib.dpu_emu_sync_timeout  # type: ignore[attr-defined]
@@ -137,6 +174,7 @@ class _Control:
             if "dpu_emu_stop" in lib.extensions and not self._owner._closed:
                 self.stop()
             raise
+        self._launch_reported()  # the end is known: raised just below, or clean
         if status:
             self._check(status, call)
 
@@ -214,6 +252,7 @@ class _Control:
                     )
                 time.sleep(0.001)
         status = lib.dpu_sync(self._c)  # type: ignore[attr-defined]
+        self._launch_reported()
         if status:
             self._check(status, "dpu_sync")
 
@@ -241,6 +280,7 @@ class _Control:
         jobs = self._owner._jobs
         if jobs is not None:
             jobs.view(self._rank_indices()).cancel()
+        self._launch_reported()  # stopped by the user: their launch is not reported
         if self._dpu_status().done:
             return
         status = lib.dpu_emu_stop(self._c)  # type: ignore[attr-defined]

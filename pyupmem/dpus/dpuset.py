@@ -77,6 +77,24 @@ def _profile_text(profile: str | Mapping[str, object] | None) -> str:
     )
 
 
+def _described(error: BaseException) -> str:
+    """``Type: message`` with the error's notes, on one line, for a note of another error."""
+    notes = " ".join(getattr(error, "__notes__", ()))
+    return f"{type(error).__name__}: {error}" + (f" {notes}" if notes else "")
+
+
+def _chained(error: BaseException, other: BaseException) -> bool:
+    """Whether ``other`` is ``error`` or in its chain of causes and contexts."""
+    seen: set[int] = set()
+    chain: BaseException | None = error
+    while chain is not None and id(chain) not in seen:
+        if chain is other:
+            return True
+        seen.add(id(chain))
+        chain = chain.__cause__ or chain.__context__
+    return False
+
+
 class DpuSet(DpuGroup):
     """DPUs allocated from libdpu, freed when the set is closed.
 
@@ -135,6 +153,7 @@ class DpuSet(DpuGroup):
     ):
         self._closed = True
         self._jobs: RankQueues | None = None
+        self._unreported: set[int] = set()  # DPUs whose asynchronous launch nobody reported
         self._loaded: LoadedProgram | None = None
         self._view_programs: dict[tuple[str, int], LoadedProgram | None] = {}
         self._key = ("set", 0)
@@ -241,18 +260,47 @@ class DpuSet(DpuGroup):
     # ----------------------------------------------------------------- lifetime
 
     def free(self) -> None:
-        """Free the DPUs (``dpu_free``). Safe to call more than once."""
+        """Free the DPUs (``dpu_free``). Safe to call more than once.
+
+        It does not wait: work queued with ``asynchronous=True`` that has not run is
+        dropped, and running DPUs are stopped. An error nobody was told of yet is raised
+        once the DPUs are freed: the first error of the queued work that no :meth:`sync`
+        raised, else the fault of an asynchronous launch that no :meth:`sync` (or queued
+        work) reported (:mod:`pyupmem.dpus.asynchrony`).
+
+        Raises:
+            DpuFaultError: an asynchronous launch faulted, and nothing reported it.
+            Exception: the unreported error of the queued work, as :meth:`sync` raises it.
+        """
         if self._closed:
             return
+        error: BaseException | None = None
         if self._jobs is not None:
-            self._jobs.close()  # no queued work may touch the DPUs being freed
+            error = self._jobs.close()  # no queued work may touch the DPUs being freed
+        if self._unreported:
+            try:
+                fault = self[sorted(self._unreported)]._unreported_fault("dpu_free")
+                if fault is not None:
+                    fault.add_note(
+                        "(an asynchronous launch faulted and no sync() reported it before "
+                        "the set was freed)"
+                    )
+            except Exception as problem:  # noqa: BLE001 - the DPUs are freed all the same
+                fault = problem
+            error = error or fault
+            self._unreported.clear()
         self._closed = True
         finalizer = self._finalizer
         if finalizer.alive:
             finalizer.detach()
             status = self._backend.lib.dpu_free(self._c)  # type: ignore[attr-defined]
             if status:
-                raise self._backend.status_error(status, "dpu_free")
+                failure = self._backend.status_error(status, "dpu_free")
+                if error is not None:
+                    failure.add_note(f"before it: {_described(error)}")
+                raise failure
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         """The same as :meth:`free`."""
@@ -271,8 +319,20 @@ class DpuSet(DpuGroup):
         self._lib(settle=False)
         return self._count
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.free()
+    def __exit__(
+        self, kind: type[BaseException] | None, leaving: BaseException | None, trace: object
+    ) -> None:
+        """Free the set. An unreported error (see :meth:`free`) is raised, unless an
+        exception is already leaving the block: that one goes on, with a note that names
+        the unreported error (so neither is lost, and the first cause stays first)."""
+        if leaving is None:
+            self.free()
+            return
+        try:
+            self.free()
+        except Exception as error:  # noqa: BLE001 - told in a note of the leaving exception
+            if not _chained(leaving, error):  # a PendingResultError carries it already
+                leaving.add_note(f"pyupmem: freeing the DPU set also raised {_described(error)}")
 
     def __repr__(self) -> str:
         state = "freed" if self._closed else f"{self._count} DPUs"

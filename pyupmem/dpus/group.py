@@ -111,15 +111,20 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
         ]
 
     def _await_idle(self, cancelled: Callable[[], bool]) -> None:
-        """Wait (on the queue's worker thread) until no DPU of this node runs."""
+        """Wait (on the queue's worker thread) until no DPU of this node runs; raise the
+        fault of their launch (the job's error then: it does not run) unless the user was
+        told of it already."""
         while not self._dpu_status().done:
             if cancelled():
                 raise QueuedWorkCancelled
             try:
-                self._sync_dpus(0.2)
+                self._sync_dpus(0.2)  # raises a fault of the launch it waited for
                 return
             except DpuTimeoutError:
                 continue
+        # Done before this job's turn: a fault nobody was told of is this job's error, never
+        # memory to hand out (one already raised is the user's to read, on purpose).
+        self._refuse_unreported_fault("dpu_sync")
 
     def _queue_busy(self) -> bool:
         """Whether work queued on the set is pending, as seen from the calling thread."""
@@ -284,6 +289,7 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
             status = lib.dpu_load(self._c, path, ctypes.byref(handle))  # type: ignore[attr-defined]
             self._check(status, "dpu_load", f"loading {program.path}")
             memory_image = None
+        self._launch_reported()  # a load clears a fault: nothing of the last launch is left
         loaded = LoadedProgram(self._owner._backend, program, handle, memory_image)
         self._owner._program_loaded(self, loaded)
         return loaded
@@ -323,11 +329,25 @@ class DpuGroup(_Transfers, _BlockTransfers, _Control, _Reports):
         if loaded is _FALLBACK:
             loaded = owner._loaded
         if loaded is None:
+            self._refuse_unloaded(symbol, call)
             return None
         found = loaded._symbols.get(symbol)  # type: ignore[union-attr]
         if found is None:
             found = loaded.symbol(symbol)
         return found
+
+    def _refuse_unloaded(self, symbol: str, call: str) -> None:
+        """Raise libdpu's ``DPU_ERR_NO_PROGRAM_LOADED`` before any type check when no DPU
+        of the set has a program: the data's type is not the problem then. (A part with a
+        mix of programs has no one symbol table either; libdpu reports that itself.)"""
+        owner = self._owner
+        if owner._loaded is None and all(p is None for p in owner._view_programs.values()):
+            raise make_error(
+                C.DPU_ERR_NO_PROGRAM_LOADED,
+                call,
+                detail=f"symbol {symbol!r}. Fix: load a program first (dpus.load(program))",
+                before_call=True,
+            )
 
     # ----------------------------------------------------------------- transfers
     # Written in pyupmem/dpus/transfers.py and block_transfers.py; named here so that the reference

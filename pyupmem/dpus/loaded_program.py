@@ -6,6 +6,7 @@ import ctypes
 from collections.abc import Iterator, Mapping
 
 from pyupmem.build.debuginfo import CType, read_types, read_types_from_bytes
+from pyupmem.build.elf_symbols import close_names, variable_names
 from pyupmem.build.program import Program, Symbol
 from pyupmem.driver import libdpu as C
 from pyupmem.driver.backend import Backend
@@ -38,6 +39,7 @@ class LoadedProgram(Mapping[str, Symbol]):
         self._image = image
         self._types: dict[str, CType] | None = None
         self._symbols: dict[str, Symbol] = {}
+        self._names: list[str] | None = None  # the ELF's variable names, read on an error
 
     @property
     def types(self) -> dict[str, CType]:
@@ -63,12 +65,33 @@ class LoadedProgram(Mapping[str, Symbol]):
         lib = self._backend.lib
         status = lib.dpu_get_symbol(self._handle, name.encode(), ctypes.byref(c_symbol))  # type: ignore[attr-defined]
         if status:
-            raise self._backend.status_error(
-                status, "dpu_get_symbol", f"no symbol {name!r} in {self.program.path}"
-            )
+            detail = f"no symbol {name!r} in {self.program.path}"
+            if (status & 0xFFFF) == C.DPU_ERR_UNKNOWN_SYMBOL:
+                detail += self._did_you_mean(name)
+            raise self._backend.status_error(status, "dpu_get_symbol", detail)
         found = Symbol(name, c_symbol.address, c_symbol.size, self.types.get(name))
         self._symbols[name] = found
         return found
+
+    def _did_you_mean(self, name: str) -> str:
+        """``"; did you mean 'arr'?"`` with the program's names close to ``name`` that
+        libdpu finds (the ELF symbol table and the debug information), or ``""``."""
+        if self._names is None:
+            binary = self._image if self._image is not None else self.program.path
+            try:
+                self._names = list(dict.fromkeys(variable_names(binary) + list(self.types)))
+            except Exception:  # a message's nicety must not hide the error it explains
+                self._names = []
+        c_symbol = C.dpu_symbol_t()
+        lib = self._backend.lib
+        found = [
+            close
+            for close in close_names(name, self._names)
+            if not lib.dpu_get_symbol(self._handle, close.encode(), ctypes.byref(c_symbol))  # type: ignore[attr-defined]
+        ]
+        if not found:
+            return ""
+        return "; did you mean " + " or ".join(repr(close) for close in found) + "?"
 
     def __getitem__(self, name: str) -> Symbol:
         return self.symbol(name)

@@ -15,9 +15,12 @@ A queued transfer moves its data when its turn comes, not when it is called
 - **Outputs cannot be read early.** An asynchronous :meth:`~pyupmem.DpuSet.gather` returns a
   :class:`PendingArray`: every access to its data (``np.asarray(r)``, ``r[0]``, ``r + 1``,
   ``r.tolist()``, :meth:`PendingArray.result`) waits until the gather has run, and raises
-  :class:`~pyupmem.errors.PendingResultError` if it never will (dropped after an earlier
-  error, or the set stopped or freed). Inside a job or callback, where waiting could
-  deadlock the queue, reading a gather that has not run yet raises at once.
+  :class:`~pyupmem.errors.PendingResultError` if it never will: its DPUs faulted, it was
+  dropped after an earlier error (the error chains, as ``__cause__``, to that one: the
+  :class:`~pyupmem.errors.DpuFaultError` of the launch before it, say), or the set was
+  stopped or freed: never a faulted DPU's memory (:mod:`pyupmem.dpus.asynchrony`). Inside
+  a job or callback, where waiting could deadlock the queue, reading a gather that has not
+  run yet raises at once.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from pyupmem.dpus.asynchrony import QueuedWorkCancelled
 from pyupmem.errors import PendingResultError
 
 __all__ = ["PendingArray", "lock_while_queued", "queued_for_transfer"]
@@ -149,10 +153,18 @@ class PendingArray(NDArrayOperatorsMixin):
                         f"{timeout} s. Fix: wait longer (result() or sync()), or stop() the DPUs"
                     )
         if self._error is not None:
+            # Dropped behind an earlier error: chain to that error itself (a DpuFaultError
+            # of the launch before it, say), not to the queue's note that it was dropped.
+            cause = self._error
+            if isinstance(cause, QueuedWorkCancelled) and cause.__cause__ is not None:
+                cause = cause.__cause__
+            why = str(self._error) if cause is self._error else (
+                f"work queued before it failed: {type(cause).__name__}: {cause}"
+            )
             raise PendingResultError(
-                f"the {self._what} queued with asynchronous=True was not done: {self._error}. "
+                f"the {self._what} queued with asynchronous=True was not done: {why}. "
                 "Fix: sync() raises the error that stopped the queue; gather again after it"
-            ) from self._error
+            ) from cause
         return self._array
 
     # ------------------------------------------------------------ known at once

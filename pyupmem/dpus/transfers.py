@@ -68,6 +68,7 @@ class _Transfers:
         def _program_state(self) -> LoadedProgram | None: ...
         def _require_single(self, call: str, method: str, instead: str) -> None: ...
         def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
+        def _refuse_unreported_fault(self, call: str) -> None: ...
 
     # ----------------------------------------------------------------- transfers
 
@@ -366,6 +367,8 @@ class _Transfers:
         """
         lib = self._lib(not asynchronous)
         call = "dpu_push_xfer"
+        if not asynchronous:
+            self._refuse_unreported_fault(call)  # queued: its job checks when it runs
         count = self._count
         resolved = self._resolve(symbol, call)
         if out is not None:
@@ -373,7 +376,9 @@ class _Transfers:
             checked_output(resolved, out, "gather", raw)
             result = out
         else:
-            layout = read_layout(resolved, dtype, shape, offset, "gather", raw)
+            layout = read_layout(
+                resolved, dtype, shape, offset, "gather", raw, symbol_name(symbol)
+            )
             if layout is None:
                 dtype = np.dtype(dtype)
                 shape = part_shape(shape, resolved, offset, dtype, call)
@@ -504,6 +509,7 @@ class _Transfers:
         """
         lib = self._lib()
         self._require_single("dpu_copy_from", "read", "gather")
+        self._refuse_unreported_fault("dpu_copy_from")
         resolved = self._resolve(symbol, "dpu_copy_from")
         if out is not None:
             result = out if isinstance(out, np.ndarray) else np.asarray(memoryview(out))
@@ -516,7 +522,9 @@ class _Transfers:
                 )
             checked_output(resolved, result, "read", raw)
         else:
-            layout = read_layout(resolved, dtype, shape, offset, "read", raw)
+            layout = read_layout(
+                resolved, dtype, shape, offset, "read", raw, symbol_name(symbol)
+            )
             if layout is None:
                 dtype = np.dtype(dtype)
                 shape = part_shape(shape, resolved, offset, dtype, "dpu_copy_from")

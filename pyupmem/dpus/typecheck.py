@@ -43,8 +43,11 @@ __all__ = ["as_input_array", "checked_input", "checked_output", "read_layout"]
 _PY_SCALARS = (int, float, bool, complex)
 
 
-def as_input_array(data: Any) -> np.ndarray:
-    """A C-contiguous ndarray sharing ``data``'s memory (copied only if not contiguous).
+def as_input_array(
+    data: Any, why: str = "the symbol has no C type (no debug information)"
+) -> np.ndarray:
+    """A C-contiguous ndarray sharing ``data``'s memory (copied only if not contiguous);
+    ``why`` says, for the message, why there is no symbol type to convert a number to.
 
     Raises:
         ArgumentTypeError: a Python number (its C type is ambiguous without a typed
@@ -56,8 +59,8 @@ def as_input_array(data: Any) -> np.ndarray:
         array = np.asarray(data)
     elif isinstance(data, _PY_SCALARS):
         raise ArgumentTypeError(
-            f"cannot transfer a Python {type(data).__name__}: its C type is ambiguous (the "
-            "symbol has no debug information); pass a numpy scalar (np.uint32(5)) or an array"
+            f"cannot transfer a Python {type(data).__name__}: its C type is ambiguous ({why}); "
+            "pass a numpy scalar (np.uint32(5)) or an array"
         )
     else:
         try:
@@ -103,7 +106,12 @@ def checked_input(
     """
     info = symbol.type_info if symbol is not None else None
     if info is None:
-        return as_input_array(data)
+        why = (
+            f"{symbol.name!r} has no C type (no debug information)"
+            if symbol is not None
+            else "no symbol type to convert it to: raw=True, or no one program here"
+        )
+        return as_input_array(data, why)
     assert symbol is not None
     if isinstance(data, (*_PY_SCALARS, list, tuple)):
         array = _converted(symbol, data, call)
@@ -220,9 +228,11 @@ def read_layout(
     offset: int,
     call: str,
     raw: bool = False,
+    name: str = "",
 ) -> tuple[np.dtype, tuple[int, ...]] | None:
     """The dtype and per-DPU shape of a read, or None when the caller's arguments decide
-    and the byte size must come from the symbol (no type to take them from).
+    and the byte size must come from the symbol (no type to take them from); ``name``
+    names the symbol in messages when it is not resolved.
 
     Raises:
         SymbolTypeError: no ``dtype`` was given and the symbol has no C type, or a
@@ -231,12 +241,12 @@ def read_layout(
     info = symbol.type_info if symbol is not None else None
     if dtype is None:
         if info is None:
-            name = symbol.name if symbol is not None else "the symbol"
+            name = symbol.name if symbol is not None else name
             why = (
                 "it has no C type: the program was built without debug information (-g), or "
                 "it is a linker symbol"
                 if symbol is not None
-                else "no program is loaded here to tell its type"
+                else "no one program is loaded here to tell its type"
             )
             raise SymbolTypeError(
                 f"{call}({name!r}) needs dtype=: {why}. Fix: pass dtype= (and shape=), for "

@@ -234,6 +234,8 @@ class DpuSubset(DpuGroup):
             status = lib.dpu_launch(node._c, C.DPU_ASYNCHRONOUS)  # type: ignore[attr-defined]
             if status:
                 self._check(status, "dpu_launch")
+            # Reported by sync() below, or later (DpuSet.launch says by what).
+            self._owner._unreported.update(node._indices())
         if not asynchronous:
             self.sync()
 
@@ -297,7 +299,10 @@ class DpuSubset(DpuGroup):
         if isinstance(symbol, Symbol):
             return symbol
         loaded = self._program_state()
-        return loaded.symbol(symbol) if loaded is not None else None
+        if loaded is None:
+            self._refuse_unloaded(symbol, call)
+            return None
+        return loaded.symbol(symbol)
 
     @property
     def _c(self) -> C.dpu_set_t:  # type: ignore[override]
