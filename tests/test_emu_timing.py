@@ -123,34 +123,34 @@ def per_product(mode: int, operands: tuple[int, int]) -> float:
 
 
 def test_a_32_bit_multiply_costs_by_the_smaller_operand():
-    """__mulsi3: 8 cycles and 2 per bit of the smaller (unsigned) operand, at least one:
+    """__mulsi3: 8 cycles and one per bit of the smaller (unsigned) operand, at least one:
     the steps shift the smaller operand and leave when it is zero."""
     zero = per_product(7, (0, 0))
     assert per_product(7, (1, 0xFFFFFFFF)) == pytest.approx(zero, abs=0.01)  # 1 bit
-    assert per_product(7, (100, 100)) == pytest.approx(zero + 2 * 6, abs=0.01)  # 7 bits
-    assert per_product(7, (70000, 90000)) == pytest.approx(zero + 2 * 16, abs=0.01)  # 17
-    assert per_product(7, (0xFFFFFFFF, 7)) == pytest.approx(zero + 2 * 2, abs=0.01)  # order
-    assert per_product(7, (7, 0xFFFFFFFF)) == pytest.approx(zero + 2 * 2, abs=0.01)
+    assert per_product(7, (100, 100)) == pytest.approx(zero + 6, abs=0.01)  # 7 bits
+    assert per_product(7, (70000, 90000)) == pytest.approx(zero + 16, abs=0.01)  # 17
+    assert per_product(7, (0xFFFFFFFF, 7)) == pytest.approx(zero + 2, abs=0.01)  # order
+    assert per_product(7, (7, 0xFFFFFFFF)) == pytest.approx(zero + 2, abs=0.01)
     # -1 is the largest unsigned value: the other operand is the multiplier
-    assert per_product(7, (0xFFFFFFFF, 0xFFFFFFFF)) == pytest.approx(zero + 2 * 31, abs=0.01)
+    assert per_product(7, (0xFFFFFFFF, 0xFFFFFFFF)) == pytest.approx(zero + 31, abs=0.01)
 
 
 def test_an_8_bit_product_is_one_instruction():
     small, large = per_product(8, (1, 1)), per_product(8, (255, 200))
     assert small == pytest.approx(large, abs=0.01)  # not data-dependent
-    # the same loop with 32-bit operands pays __mulsi3: 8 + 2 * 8 for 200
-    assert per_product(7, (255, 200)) - large == pytest.approx(8 + 2 * 8 - 1, abs=0.01)
+    # the same loop with 32-bit operands pays __mulsi3: 8 + 8 for 200
+    assert per_product(7, (255, 200)) - large == pytest.approx(8 + 8 - 1, abs=0.01)
 
 
 def test_a_32_bit_division_costs_by_the_quotient_bits():
     """__udiv32 runs only the div_steps of the quotient's bits: bitlength(dividend) -
-    bitlength(divider) + 1 steps of 2 cycles and 8 around them, 6 for a quotient of 0;
+    bitlength(divider) + 1 steps of one cycle and 8 around them, 6 for a quotient of 0;
     the signed __div32 adds 7."""
     zero = per_product(10, (3, 1000))  # quotient 0: no step
     one = per_product(10, (1000, 1000))  # 10 bits each: one step
-    assert one - zero == pytest.approx(8 + 2 - 6, abs=0.01)
-    assert per_product(10, (1000, 3)) - one == pytest.approx(2 * 8, abs=0.01)  # 9 steps
-    assert per_product(10, (0xFFFFFFFF, 1)) - one == pytest.approx(2 * 31, abs=0.01)
+    assert one - zero == pytest.approx(8 + 1 - 6, abs=0.01)
+    assert per_product(10, (1000, 3)) - one == pytest.approx(8, abs=0.01)  # 9 steps
+    assert per_product(10, (0xFFFFFFFF, 1)) - one == pytest.approx(31, abs=0.01)
     assert per_product(11, (1000, 3)) - per_product(10, (1000, 3)) == pytest.approx(7, abs=0.01)
     # the signed one works on magnitudes
     assert per_product(11, (-1000 & 0xFFFFFFFF, 3)) == pytest.approx(

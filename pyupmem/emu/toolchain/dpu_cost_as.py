@@ -31,12 +31,13 @@ DMA's time at a switch point, as ``mram_read`` does.
 A 32-bit multiply costs what it costs on a DPU, which depends on its operands: the
 runtime's ``__mulsi3`` puts the smaller (unsigned) operand in r0, the high half of the
 pair d0, and issues one ``mul_step`` per bit of it, shifting r0 right and leaving as soon
-as it is zero (UPMEM's compiler-rt for the DPU). A ``mul_step`` reads the pair d0 (r0
-from the even bank, r1 from the odd one) and the multiplicand r2, a second read of the
-even bank, which takes one more cycle (uPIMulator's register-file rule): two issue cycles
-a step. So each ``imull`` of two registers or of a register and memory gets a few host
-instructions in front of it that add ``8 + 2 * bitlength(min(a, b))`` issue cycles to the
-count at run time (the call, the operand swap, clearing the accumulator, the steps, the
+as it is zero (UPMEM's compiler-rt for the DPU). A ``mul_step`` is one instruction and
+takes one issue slot, as every DPU instruction does (UPMEM's ISA); uPIMulator's
+register-bank rule, which would add a cycle for its second read of the even bank (r0 and
+r2), overestimates exactly the multiply-bound PrIM kernels on hardware (GEMV by 40%,
+HST-S by 27%), so it is not applied. So each ``imull`` of two registers or of a register
+and memory gets a few host instructions in front of it that add
+``8 + bitlength(min(a, b))`` issue cycles to the count at run time (the call, the operand swap, clearing the accumulator, the steps, the
 result's move, the return). A product of two operands that the same run of code loaded
 or extended from bytes is one DPU instruction (``mul_ul_ul``, ``mul_sl_sl``...), as the
 DPU compiler emits for 8-bit types. The inserted code saves its scratch register in the
@@ -46,7 +47,7 @@ skips; it clobbers the flags just before the ``imull``, which clobbers them anyw
 A 32-bit division is the runtime's ``__udiv32``, which counts the leading zeros of both
 operands and jumps into its ladder of ``div_step`` instructions so that only the
 quotient's bits are computed: ``bitlength(dividend) - bitlength(divider) + 1`` steps of
-two issue cycles (the same register banks as ``mul_step``), 8 instructions around them,
+one issue slot, 8 instructions around them,
 6 in all when the quotient is 0; ``__div32`` (signed) adds 7 (saving a register, the two
 sign tests, the return) and works on the magnitudes. Each ``divl``/``idivl`` gets host
 instructions in front of it that add this at run time.
@@ -281,10 +282,9 @@ ARGUMENT_SETUP = re.compile(
 
 # __mulsi3 outside its mul_step loop: the call, the operand swap (jgtu and two moves),
 # clearing the accumulator, the result's move, the return (7), and the caller's move of an
-# operand into the argument registers; and the issue cycles of one mul_step (one, and one
-# more for the second read of the even register bank: r0 and r2).
+# operand into the argument registers; and the issue cycles of one mul_step.
 MULSI3_FIXED = 8
-MUL_STEP_CYCLES = 2
+MUL_STEP_CYCLES = 1
 # __udiv32 around its div_step ladder: the call, two clz, the sub that finds the shift,
 # two moves, the jump into the ladder, the return; 6 when the quotient is 0 (the call,
 # two clz, the sub, the move of the result, the return). __div32 adds 7: sd and add of
@@ -292,7 +292,7 @@ MUL_STEP_CYCLES = 2
 UDIV32_FIXED = 8
 UDIV32_ZERO = 6
 DIV32_SIGNED_EXTRA = 7
-DIV_STEP_CYCLES = 2
+DIV_STEP_CYCLES = 1
 # Instructions that leave a byte (zero- or sign-extended) in their destination register.
 BYTE_EXTENSIONS = {"movzbl", "movsbl", "movzbw", "movsbw", "movzbq", "movsbq"}
 REGISTER = re.compile(r"%([a-z0-9]+)")
@@ -343,7 +343,7 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         f"\torl\t$1, {low}",  # 0 takes one mul_step as 1 does
         f"\tbsrl\t{low}, {low}",  # its bit length minus one
         f"\tleaq\t{MULSI3_FIXED + MUL_STEP_CYCLES}({COUNTER},%{scratch},{MUL_STEP_CYCLES}),"
-        f" {COUNTER}",  # 2 per bit
+        f" {COUNTER}",  # one per bit
         f"\tmovq\t-8(%rsp), %{scratch}",
     ], int(_is_memory(source))  # a memory operand: its load is a DPU instruction
 
