@@ -38,9 +38,9 @@ r2), overestimates exactly the multiply-bound PrIM kernels on hardware (GEMV by 
 HST-S by 27%), so it is not applied. So each ``imull`` of two registers or of a register
 and memory gets a few host instructions in front of it that add ``8 + bitlength(min(a,
 b))`` issue cycles to the count at run time (the call, the operand swap, clearing the
-accumulator, the steps, the result's move, the return). A product of two operands that the same run of code loaded
-or extended from bytes is one DPU instruction (``mul_ul_ul``, ``mul_sl_sl``...), as the
-DPU compiler emits for 8-bit types. The inserted code saves its scratch register in the
+accumulator, the steps, the result's move, the return). A product of two operands that
+the same run of code loaded or extended from bytes is one DPU instruction (``mul_ul_ul``,
+``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The inserted code saves its scratch register in the
 red zone, which the program leaves free (``-mno-red-zone``) and which signal delivery
 skips; it clobbers the flags just before the ``imull``, which clobbers them anyway.
 
