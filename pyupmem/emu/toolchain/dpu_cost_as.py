@@ -30,19 +30,20 @@ DMA's time at a switch point, as ``mram_read`` does.
 
 A 32-bit multiply costs what it costs on a DPU, which depends on its operands: the
 runtime's ``__mulsi3`` puts the smaller (unsigned) operand in r0, the high half of the
-pair d0, and issues one ``mul_step`` per bit of it, shifting r0 right and leaving as soon
-as it is zero (UPMEM's compiler-rt for the DPU). A ``mul_step`` is one instruction and
-takes one issue slot, as every DPU instruction does (UPMEM's ISA); uPIMulator's
+pair d0, and issues one ``mul_step`` per bit of it, shifting r0 right and leaving as
+soon as it is zero (UPMEM's compiler-rt for the DPU). A ``mul_step`` is one instruction
+and takes one issue slot, as every DPU instruction does (UPMEM's ISA); uPIMulator's
 register-bank rule, which would add a cycle for its second read of the even bank (r0 and
 r2), overestimates exactly the multiply-bound PrIM kernels on hardware (GEMV by 40%,
 HST-S by 27%), so it is not applied. So each ``imull`` of two registers or of a register
 and memory gets a few host instructions in front of it that add ``8 + bitlength(min(a,
 b))`` issue cycles to the count at run time (the call, the operand swap, clearing the
 accumulator, the steps, the result's move, the return). A product of two operands that
-the same run of code loaded or extended from bytes is one DPU instruction (``mul_ul_ul``,
-``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The inserted code saves its scratch register in the
-red zone, which the program leaves free (``-mno-red-zone``) and which signal delivery
-skips; it clobbers the flags just before the ``imull``, which clobbers them anyway.
+the same run of code loaded or extended from bytes is one DPU instruction
+(``mul_ul_ul``, ``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The
+inserted code saves its scratch register in the red zone, which the program leaves free
+(``-mno-red-zone``) and which signal delivery skips; it clobbers the flags just before
+the ``imull``, which clobbers them anyway.
 
 A 32-bit division is the runtime's ``__udiv32``, which counts the leading zeros of both
 operands and jumps into its ladder of ``div_step`` instructions so that only the
