@@ -14,6 +14,9 @@ cost_as = toolchain_module("dpu_cost_as")
         ("addq %rax, %rdx", 2),  # 64-bit: a register pair with carry
         ("addq $8, %rdi", 2),
         ("leaq 8(%rdi), %rdi", 1),  # address arithmetic: 32-bit pointers on a DPU
+        ("cmpl %esi, %edi", 1),  # a 32-bit (or pointer) compare
+        ("cmpq %rsi, %rdi", 2),  # a 64-bit compare: sub and subc (which takes the branch)
+        ("testq %rax, %rax", 1),  # a 64-bit zero test: one `or` of the halves
         ("movl (%rdi), %eax", 1),  # a load
         ("movl %eax, 4(%rdi)", 1),  # a store
         ("movl (%rdi,%rcx,4), %eax", 2),  # indexed: the address takes one more

@@ -140,6 +140,7 @@ COSTS_64: dict[str, int] = {
     "sub": 2,
     "adc": 2,
     "sbb": 2,
+    "cmp": 2,  # a 64-bit compare and its branch: sub, then subc that jumps
     "neg": 2,
     "and": 2,
     "or": 2,
@@ -220,8 +221,10 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
         return X87_COST
     operands = _split_operands(operand_text)
     wide = wide or any(REG64.search(op) for op in operands if op.startswith("%"))
-    if base == "lea" or base in ("mov", "movabs", "push", "pop", "cmp", "test", "xchg"):
-        wide = False  # pointers are 32-bit on the DPU; 64-bit moves are one ld/sd/movd
+    if base == "lea" or base in ("mov", "movabs", "push", "pop", "test", "xchg"):
+        # pointers are 32-bit on the DPU (and compared with cmpl in its data model); 64-bit
+        # moves are one ld/sd/movd; a 64-bit test is one `or` of the halves with a condition
+        wide = False
     if mnemonic in ("movl", "movq") and len(operands) == 2 and all(
         op.startswith("%") and register_family(op) is not None for op in operands
     ):
