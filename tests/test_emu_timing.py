@@ -158,6 +158,16 @@ def test_a_32_bit_division_costs_by_the_quotient_bits():
     )
 
 
+def test_an_array_loop_counts_the_dpu_sequence():
+    """x[i] += s through a pointer: the DPU's loop keeps an index besides the address (6
+    instructions an int32 element, 7 an int64 one: PrIM's ADD throughputs), gcc's has 5
+    and 6."""
+    per_pass32 = per_product(12, (3, 0)) / 64
+    per_pass64 = per_product(13, (3, 0)) / 64
+    assert per_pass32 == pytest.approx(6, abs=0.1)
+    assert per_pass64 == pytest.approx(7, abs=0.1)
+
+
 def test_mutex_contention_serialises_the_critical_sections():
     alone, _, _ = launch(9, 16, rounds=2000)  # the same increments, no mutex
     contended, _, _ = launch(6, 16, rounds=2000)

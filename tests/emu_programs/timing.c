@@ -10,6 +10,8 @@
  *   9  the increments of mode 6, each tasklet on a counter of its own, without the mutex
  *  10  32-bit unsigned divisions: `rounds` quotients of `operand` by `operand2`
  *  11  the same, signed
+ *  12  `rounds` passes of x[i] += s over 64 int32 values of WRAM (PrIM's ADD microbenchmark)
+ *  13  the same over int64 values
  * Each tasklet records the instructions issued while it ran (from the performance
  * counter, which counts for the whole DPU) and the cycle count it sees at its end. */
 #include <barrier.h>
@@ -70,6 +72,29 @@ static uint32_t divide_signed(uint32_t n)
     return (uint32_t)sum;
 }
 
+static int32_t values32[NR_TASKLETS][64];
+static int64_t values64[NR_TASKLETS][64];
+
+static uint32_t add_passes32(uint32_t n)
+{
+    volatile int32_t source = (int32_t)operand;
+    int32_t s = source, *x = values32[me()];
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t i = 0; i < 64; i++)
+            x[i] += s;
+    return (uint32_t)x[0];
+}
+
+static uint32_t add_passes64(uint32_t n)
+{
+    volatile int64_t source = operand;
+    int64_t s = source, *x = values64[me()];
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t i = 0; i < 64; i++)
+            x[i] += s;
+    return (uint32_t)x[0];
+}
+
 static uint32_t compute(uint32_t n)
 {
     uint32_t x = me() + 1;
@@ -109,6 +134,10 @@ int main(void)
         checksum[id] = multiply(rounds);
     } else if (mode == 8) {
         checksum[id] = multiply_bytes(rounds);
+    } else if (mode == 12) {
+        checksum[id] = add_passes32(rounds);
+    } else if (mode == 13) {
+        checksum[id] = add_passes64(rounds);
     } else if (mode == 10) {
         checksum[id] = divide(rounds);
     } else if (mode == 11) {
