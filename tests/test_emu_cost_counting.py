@@ -14,6 +14,9 @@ cost_as = toolchain_module("dpu_cost_as")
         ("addq %rax, %rdx", 2),  # 64-bit: a register pair with carry
         ("addq $8, %rdi", 2),
         ("leaq 8(%rdi), %rdi", 1),  # address arithmetic: 32-bit pointers on a DPU
+        ("cmpl %esi, %edi", 1),  # a 32-bit (or pointer) compare
+        ("cmpq %rsi, %rdi", 2),  # a 64-bit compare: sub and subc (which takes the branch)
+        ("testq %rax, %rax", 1),  # a 64-bit zero test: one `or` of the halves
         ("movl (%rdi), %eax", 1),  # a load
         ("movl %eax, 4(%rdi)", 1),  # a store
         ("movl (%rdi,%rcx,4), %eax", 2),  # indexed: the address takes one more
@@ -110,3 +113,44 @@ def test_debug_information_does_not_change_the_counting(tmp_path):
 
     assert leas("-g") == leas()
     assert len(leas()) >= 2
+
+
+def _loop_cost(body: str) -> int:
+    """The cost counted for one round of a one-run loop at .L3 with `body` inside."""
+    assembly = f"\t.text\nf:\n.L3:\n{body}\tjne\t.L3\n\tret\n"
+    lines = [line.strip() for line in cost_as.instrument(assembly)[0].splitlines()]
+    return int(lines[lines.index(".L3:") + 1].split("(")[0].split("\t")[1])
+
+
+@pytest.mark.parametrize(
+    "body, dpu",
+    [
+        # x[i] += s through a pointer: gcc's 5, the DPU's 6 (its loop keeps an index)
+        ("\taddl\t%ecx, (%eax)\n\taddl\t$4, %eax\n\tcmpl\t%eax, %edx\n", 3 + 1 + 1 + 1),
+        # an int64 sum through a pointer (RED): ld, add, addc, the step, the branch, the index
+        ("\taddq\t(%eax), %r14\n\taddl\t$8, %eax\n\tcmpl\t%r13d, %eax\n", 3 + 1 + 1 + 1),
+        # an array named by its symbol, the offset stepped: the DPU's ld takes the same
+        # offset register and symbol, no index besides it
+        ("\tmovl\tblock(%eax), %edx\n\taddl\t%edx, %ecx\n\taddl\t$4, %eax\n"
+         "\tcmpl\t%eax, %esi\n", 1 + 1 + 1 + 1),
+        # indexed addressing already pays the DPU's address computation (lsl_add)
+        ("\taddl\t(%rdi,%rax,4), %ecx\n\taddl\t$1, %eax\n\tcmpl\t%eax, %esi\n", 3 + 1 + 1),
+    ],
+)
+def test_a_loop_through_a_pointer_pays_the_dpu_index(body, dpu):
+    assert _loop_cost(body) == dpu
+
+
+def test_a_multiply_with_a_memory_operand_counts_its_load():
+    prologue, static = cost_as.multiply_cost("x_block(%eax), %edx", set())
+    assert static == 1 and any("leaq\t9(%r15," in line for line in prologue)
+    assert cost_as.multiply_cost("%ecx, %edx", set())[1] == 0
+
+
+def test_a_32_bit_division_is_counted_at_run_time_and_a_64_bit_one_is_flat():
+    prologue, static = cost_as.division_cost("divl", "%r8d")
+    assert static == 0 and prologue[-3].startswith("\tleaq\t9(%r15,")  # 8 + 1 per step
+    signed, _ = cost_as.division_cost("idivl", "4(%rsp)")
+    assert any(line.startswith("\tleaq\t16(%r15,") for line in signed)  # 7 more
+    assert cost_as.division_cost("divq", "%rcx") is None
+    assert cost_as.instruction_cost("divq", "%rcx") == 245

@@ -29,10 +29,11 @@ TYPE values[NR_TASKLETS][WRAM_VALUES];
 static void run(void)
 {
     TYPE *x = values[me()];
-#if defined(OP_MUL)
-    /* A 32-bit multiply's cost depends on its operands (the smaller one's bit length). As
-     * PrIM's microbenchmark does, the scalar is the number of values and the values are
-     * spread over the whole range (main), so the scalar is the multiplier. */
+#if defined(OP_MUL) || defined(OP_DIV)
+    /* A 32-bit multiply's cost depends on its operands (the smaller one's bit length), a
+     * division's on its quotient's bits. As PrIM's microbenchmark does, the scalar is the
+     * number of values and the values are spread over the whole range (main), so the
+     * scalar is the multiplier and the divider. */
     volatile TYPE scalar_source = (TYPE)WRAM_VALUES;
 #else
     volatile TYPE scalar_source = (TYPE)3;
@@ -99,7 +100,7 @@ static void run(void)
 
 int main(void)
 {
-#if defined(KERNEL_ARITH) && defined(OP_MUL)
+#if defined(KERNEL_ARITH) && (defined(OP_MUL) || defined(OP_DIV))
     for (uint32_t i = 0, h = me() * 2654435761u + 1u; i < WRAM_VALUES; i++, h = h * 1664525u + 1013904223u)
         values[me()][i] = (TYPE)h;
 #endif

@@ -5,7 +5,12 @@ estimates, and sets each modelled figure beside the hardware's (UPMEM_ABI.md sec
 the PrIM characterisation, and hardware measurements of PrIM workloads at 1-64 DPUs).
 Each row says whether the hardware figure *set* a constant of the model (then the row
 only shows the constant is applied as meant) or was *predicted* by a mechanism whose
-constants come from elsewhere:
+constants come from elsewhere. Rows "now / v2" check a change of the model against what
+hardware said of the previous one (issue 25: hardware time / time modelled by v2, on
+PrIM's workloads): a mechanism that is right moves our own workload of the same kind by
+that ratio. V2 holds the figures the previous model (v2, commit faae5d0) gives for the
+same workloads, measured with this script's functions on that commit. A "reference" row
+sets a figure beside a published one that the model no longer follows:
 
     .venv/bin/python benchmarks/timing/mechanisms.py [--json mechanisms.json] [--markdown]
 """
@@ -25,6 +30,8 @@ HERE = Path(__file__).resolve().parent
 TASKLETS = 16
 ROWS, COLS = 64, 2048
 ELEMENTS = 1 << 18
+SHORT = 1300  # rounds of the short launches' loop: about 0.3 ms, as SCAN-SSA's at 64 DPUs
+VA_BYTES = 1 << 20  # bytes per DPU of the VA-style transfers
 
 
 def build(workload: str, *defines: str, tasklets: int = TASKLETS) -> pim.Program:
@@ -80,6 +87,121 @@ def multiply_rows() -> list[dict[str, object]]:
     return rows
 
 
+# The previous model's (v2, commit faae5d0) figures for the "now / v2" rows, measured with
+# measure_v2_kernels() and transfer_figures() below on that commit.
+V2: dict[str, float] = {
+    "gemv50": 26.265052795410156,
+    "hst_s": 43.17741394042969,
+    "red": 6.101531982421875,
+    "short16": 0.0009616799999999999,
+    "short64": 0.00121368,
+    "push64B_1": 0.0001001939393939394,
+    "push_1": 0.0032775030303030302,
+    "gather_1": 0.008838133333333333,
+    "wram128_1": 0.00010106666666666667,
+    "wram256_1": 0.00010213333333333334,
+    "push64B_4": 0.00010016,
+    "push_4": 0.0027214399999999994,
+    "gather_4": 0.005175599762233502,
+    "wram128_4": 0.00010061958004910077,
+    "wram256_4": 0.00010123916009820154,
+    "push64B_16": 0.00010031322162190875,
+    "push_16": 0.005231823053352693,
+    "gather_16": 0.008577044382850086,
+    "wram128_16": 0.00010103479545689089,
+    "wram256_16": 0.00010206959091378176,
+    "push64B_64": 0.00010061317365269462,
+    "push_64": 0.010146237125748503,
+    "gather_64": 0.014257988185654007,
+    "wram128_64": 0.0001017282700421941,
+    "wram256_64": 0.00010345654008438819,
+}
+
+
+def gemv_cycles(program: pim.Program, limit: int, rng: np.random.Generator) -> float:
+    matrix = rng.integers(0, limit, ROWS * COLS).astype(np.uint32)
+    vector = rng.integers(0, limit, COLS).astype(np.uint32)
+    cycles, _ = run(program, matrix=matrix, vector=vector, rows=ROWS, cols=COLS)
+    return cycles / (ROWS * COLS)
+
+
+def kernel_figures() -> dict[str, float]:
+    """The kernel figures that the "now / v2" rows compare (cycles per element, seconds)."""
+    rng = np.random.default_rng(2)
+    pixels = rng.integers(0, 4096, ELEMENTS).astype(np.uint32)
+    hst, _ = run(build("HISTOGRAM_PRIVATE"), input=pixels, elements=ELEMENTS, bins=256)
+    data = np.arange(ELEMENTS // 2, dtype=np.int64)
+    red, _ = run(build("REDUCE"), input=data, elements=ELEMENTS // 2)
+    figures = {
+        "gemv50": gemv_cycles(build("GEMV"), 50, rng),
+        "hst_s": hst / ELEMENTS,
+        "red": red / (ELEMENTS // 2),
+    }
+    for dpus in (16, 64):  # SCAN-SSA's short launches: two of a compute loop (~0.3 ms)
+        with pim.DpuSet(dpus, backend="emulator") as group:
+            group.load(build("EQUAL"))
+            group.broadcast("elements", np.uint32(SHORT))
+            total = 0.0
+            for _ in range(2):
+                group.launch()
+                total += group.estimate().seconds
+        figures[f"short{dpus}"] = total
+    return figures
+
+
+def transfer_figures(seconds=None) -> dict[str, float]:
+    """The transfer times that the "now / v2" rows compare, from `seconds` (the model's
+    transfer_seconds; v2's had no memory argument: WRAM and MRAM were alike)."""
+    seconds = seconds or pim.estimate.model.transfer_seconds
+    figures = {}
+    for dpus in (1, 4, 16, 64):
+        figures[f"push64B_{dpus}"] = seconds("scatter", 64, dpus)
+        figures[f"push_{dpus}"] = seconds("scatter", VA_BYTES, dpus)
+        figures[f"gather_{dpus}"] = seconds("gather", VA_BYTES, dpus)
+        figures[f"wram128_{dpus}"] = seconds("gather", 128, dpus, "wram")
+        figures[f"wram256_{dpus}"] = seconds("gather", 256, dpus, "wram")
+    return figures
+
+
+def versus_v2(mechanism: str, what: str, key: str, now: float, hardware: float,
+              source: str) -> dict[str, object]:
+    ratio = now / V2[key]
+    return row(mechanism, f"{what}: now / v2", ratio, f"{hardware} ({source})", hardware,
+               "ratio", "predicted")
+
+
+def change_rows() -> list[dict[str, object]]:
+    kernels, transfers = kernel_figures(), transfer_figures()
+    rows = [
+        versus_v2("multiply", "GEMV, values below 50, cycles per multiply-add", "gemv50",
+                  kernels["gemv50"], 0.73, "PrIM GEMV 0.72-0.75"),
+        versus_v2("multiply", "HST-S style, x 256 bins per pixel, cycles per pixel", "hst_s",
+                  kernels["hst_s"], 0.67, "PrIM HST-S 0.66-0.68"),
+        versus_v2("loop pattern", "RED style int64 sum, cycles per element", "red",
+                  kernels["red"], 1.34, "PrIM RED 1.33-1.35"),
+        versus_v2("launch", "two short launches on 16 DPUs, kernel time", "short16",
+                  kernels["short16"], 0.99, "PrIM SCAN-SSA"),
+        versus_v2("launch", "two short launches on 64 DPUs, kernel time", "short64",
+                  kernels["short64"], 0.77, "PrIM SCAN-SSA"),
+    ]
+    for launch in rows[-2:]:
+        launch["role"] = "set"  # the launch's split was set from SCAN-SSA's ratios
+    checks = [
+        ("push64B", "64-byte push", {1: 0.54, 64: 0.62}, "PrIM TRNS"),
+        ("push", "push of 1 MiB per DPU", {1: 0.59, 4: 1.11, 16: 1.53, 64: 1.47}, "PrIM VA"),
+        ("gather", "MRAM gather of 1 MiB per DPU", {1: 1.10, 4: 2.06, 16: 2.58, 64: 2.87},
+         "PrIM VA"),
+        ("wram128", "WRAM gather of 128 B per DPU", {16: 1.74, 64: 6.35}, "PrIM BS"),
+        ("wram256", "WRAM gather of 256 B per DPU", {16: 3.11, 64: 11.1}, "PrIM RED"),
+    ]
+    for key, what, ratios, source in checks:
+        for dpus, hardware in ratios.items():
+            rows.append(versus_v2("transfers", f"{what}, {dpus} DPU(s)", f"{key}_{dpus}",
+                                  transfers[f"{key}_{dpus}"], hardware, source))
+            rows[-1]["role"] = "set"  # the transfer constants were set from these ratios
+    return rows
+
+
 def mutex_rows() -> list[dict[str, object]]:
     data = np.random.default_rng(1).integers(0, 4096, ELEMENTS).astype(np.uint32)
     cycles, _ = run(build("HISTOGRAM"), input=data, elements=ELEMENTS)
@@ -103,12 +225,9 @@ def perfcounter_rows() -> list[dict[str, object]]:
 
 
 def launch_rows() -> list[dict[str, object]]:
-    rows = []
-    for dpus, hardware in ((1, 0.1e-3), (64, 0.25e-3)):
-        _, (estimate, _) = run(build("EMPTY"), nr_dpus=dpus)
-        rows.append(row("launch", f"empty launch on {dpus} DPU(s): ms", estimate.seconds * 1e3,
-                        f"{hardware * 1e3:.2f} (range)", hardware * 1e3, "ms", "set"))
-    return rows
+    _, (estimate, _) = run(build("EMPTY"), nr_dpus=1)
+    return [row("launch", "empty launch on 1 DPU: ms", estimate.seconds * 1e3, "0.10 (range)",
+                0.1, "ms", "set")]
 
 
 def transfer_rows() -> list[dict[str, object]]:
@@ -121,13 +240,11 @@ def transfer_rows() -> list[dict[str, object]]:
     for kind, dpus, hardware in cases:
         seconds = pim.estimate.model.transfer_seconds(kind, size, dpus)
         rows.append(row("transfers", f"{kind} of 32 MB to each of {dpus} DPU(s): GB/s",
-                        dpus * size / seconds / 1e9, f"{hardware}", hardware, "GB/s", "set"))
-    seconds = pim.estimate.model.transfer_seconds("scatter", 8, 64)
-    rows.append(row("transfers", "scatter of 8 bytes to 64 DPUs: ms", seconds * 1e3,
-                    "0.1 or more", 0.1, "ms", "set"))
+                        dpus * size / seconds / 1e9, f"{hardware} (PrIM char.)", hardware,
+                        "GB/s", "set" if kind == "broadcast" else "reference"))
     seconds = pim.estimate.model.transfer_seconds("read", 32 << 20, 1)
     rows.append(row("transfers", "serial copy_from of 32 MB, one DPU: GB/s", size / seconds / 1e9,
-                    "0.12", 0.12, "GB/s", "set"))
+                    "0.12 (PrIM char.)", 0.12, "GB/s", "reference"))
     return rows
 
 
@@ -141,7 +258,7 @@ def main() -> None:
           "unless said)")
     rows = [
         *multiply_rows(), *mutex_rows(), *streaming_rows(), *perfcounter_rows(),
-        *launch_rows(), *transfer_rows(),
+        *launch_rows(), *change_rows(), *transfer_rows(),
     ]
     predicted = [abs(r["error_pct"]) for r in rows if r["role"] == "predicted"]  # type: ignore[arg-type]
     print(f"{len(rows)} rows; predicted ones: mean absolute error {np.mean(predicted):.1f}% "

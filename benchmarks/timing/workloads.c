@@ -5,6 +5,9 @@
  *              each row and x in 1 KiB blocks, multiplies and adds (the multiply's cost)
  *   HISTOGRAM  a histogram of 4,096 bins in WRAM shared by all tasklets, one mutex taken
  *              for every element (HST-L's scheme; the mutex's contention)
+ *   HISTOGRAM_PRIVATE  a histogram of `bins` bins per tasklet in WRAM, no mutex, each
+ *              12-bit pixel's bin found by a multiply by the bin count (HST-S's scheme;
+ *              the multiply's cost by the smaller operand)
  *   REDUCE     the int64 sum of an MRAM array, 1 KiB blocks per tasklet in turn, then a
  *              tree over the tasklets (the DMA engine and the pipeline together);
  *              -DDMA_ONLY reads the same blocks and adds nothing
@@ -71,6 +74,23 @@ static void run(void)
             histogram[bin]++;
             mutex_unlock(histogram_lock);
         }
+    }
+}
+#elif defined(WORKLOAD_HISTOGRAM_PRIVATE)
+#define MAX_BINS 256
+__host uint32_t bins;
+__mram_noinit uint32_t input[MAX_ELEMENTS];
+__dma_aligned uint32_t block[NR_TASKLETS][BLOCK / 4];
+uint32_t histograms[NR_TASKLETS][MAX_BINS];
+
+static void run(void)
+{
+    uint32_t id = me(), per_block = BLOCK / 4, count = bins;
+    uint32_t *histogram = histograms[id];
+    for (uint32_t at = id * per_block; at < elements; at += NR_TASKLETS * per_block) {
+        mram_read(&input[at], block[id], BLOCK);
+        for (uint32_t k = 0; k < per_block; k++)
+            histogram[(block[id][k] * count) >> 12]++;
     }
 }
 #elif defined(WORKLOAD_REDUCE)

@@ -4,9 +4,10 @@ The emulator runs every instruction of every tasklet; its time model turns them 
 cycles: while k tasklets compete for the pipeline each issues one instruction every
 max(11, k) cycles; a DMA costs its tasklet ``alpha + 0.5 * bytes`` cycles on the DPU's one
 engine; a waiting tasklet resumes when its releaser's clock says; a launch adds the cost
-of booting and polling the DPUs. Host transfers are estimated from the PrIM
-characterisation's bandwidths, as a function of the DPUs taking part in each rank, with a
-fixed cost per call. The emulator's ``libdpu`` holds the model (``src/host/hwtime.c``);
+of booting and polling the DPUs. Host transfers cost a fixed time per call and per DPU,
+and their bytes over a rank's rate, which grows with the DPUs of the rank taking part;
+reading a WRAM symbol costs more per DPU and byte (it goes through the control
+interfaces). The emulator's ``libdpu`` holds the model (``src/host/hwtime.c``);
 this module reads it. See ``docs/explanation/timing.md`` for the mechanisms, the constants
 and their sources, and the model's error against hardware.
 """
@@ -27,6 +28,7 @@ issuing instructions (at the pipeline's shared pace), waiting for its DMA, waiti
 another tasklet (barrier, mutex, semaphore, handshake)."""
 
 _TRANSFER_KINDS = {"scatter": 0, "gather": 1, "broadcast": 2, "write": 3, "read": 4}
+_MEMORIES = {"mram": 0, "wram": 8}
 
 
 @dataclass(frozen=True, repr=False)
@@ -120,7 +122,7 @@ def _model():
     return LibDpu.open(emu.build().libdpu)
 
 
-def transfer_seconds(kind: str, bytes_per_dpu: int, nr_dpus: int) -> float:
+def transfer_seconds(kind: str, bytes_per_dpu: int, nr_dpus: int, memory: str = "mram") -> float:
     """Estimated hardware time of one host transfer call, by the emulator's model.
 
     Args:
@@ -130,14 +132,18 @@ def transfer_seconds(kind: str, bytes_per_dpu: int, nr_dpus: int) -> float:
             broadcast, as in libdpu).
         bytes_per_dpu: bytes each DPU sends or receives.
         nr_dpus: DPUs taking part, filling ranks of 64 in order.
+        memory: ``"mram"`` or ``"wram"``, where the symbol lives (the hardware reads
+            WRAM through the control interfaces, at a cost per DPU and byte).
 
     Raises:
-        ValueError: an unknown kind, or a negative size or count.
+        ValueError: an unknown kind or memory, or a negative size or count.
     """
     if kind not in _TRANSFER_KINDS:
         raise ValueError(
             f"unknown transfer kind {kind!r}: use scatter, gather, broadcast, write or read"
         )
+    if memory not in _MEMORIES:
+        raise ValueError(f"unknown memory {memory!r}: use 'mram' or 'wram'")
     if bytes_per_dpu < 0 or nr_dpus < 1:
         raise ValueError(
             f"a transfer needs bytes_per_dpu >= 0 and nr_dpus >= 1, not {bytes_per_dpu} "
@@ -146,12 +152,15 @@ def transfer_seconds(kind: str, bytes_per_dpu: int, nr_dpus: int) -> float:
     if kind == "write" and nr_dpus > 1:
         kind = "broadcast"
     if kind in ("write", "read"):
-        one = _model().dpu_emu_transfer_seconds(_TRANSFER_KINDS[kind], bytes_per_dpu, 1, 1)
+        code = _TRANSFER_KINDS[kind] | _MEMORIES[memory]
+        one = _model().dpu_emu_transfer_seconds(code, bytes_per_dpu, 1, 1)
         return nr_dpus * one
     ranks = -(-nr_dpus // DPUS_PER_RANK)
     per_rank = min(nr_dpus, DPUS_PER_RANK)
     return float(
-        _model().dpu_emu_transfer_seconds(_TRANSFER_KINDS[kind], bytes_per_dpu, per_rank, ranks)
+        _model().dpu_emu_transfer_seconds(
+            _TRANSFER_KINDS[kind] | _MEMORIES[memory], bytes_per_dpu, per_rank, ranks
+        )
     )
 
 

@@ -8,6 +8,10 @@
  *   7  32-bit multiplies: `rounds` products of `operand` by `operand2` in every tasklet
  *   8  8-bit multiplies: the same with uint8_t operands
  *   9  the increments of mode 6, each tasklet on a counter of its own, without the mutex
+ *  10  32-bit unsigned divisions: `rounds` quotients of `operand` by `operand2`
+ *  11  the same, signed
+ *  12  `rounds` passes of x[i] += s over 64 int32 values of WRAM (PrIM's ADD microbenchmark)
+ *  13  the same over int64 values
  * Each tasklet records the instructions issued while it ran (from the performance
  * counter, which counts for the whole DPU) and the cycle count it sees at its end. */
 #include <barrier.h>
@@ -50,6 +54,47 @@ static uint32_t multiply_bytes(uint32_t n)
     return sum;
 }
 
+static uint32_t divide(uint32_t n)
+{
+    volatile uint32_t a = operand, b = operand2;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += a / b;
+    return sum;
+}
+
+static uint32_t divide_signed(uint32_t n)
+{
+    volatile int32_t a = (int32_t)operand, b = (int32_t)operand2;
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += a / b;
+    return (uint32_t)sum;
+}
+
+static int32_t values32[NR_TASKLETS][64];
+static int64_t values64[NR_TASKLETS][64];
+
+static uint32_t add_passes32(uint32_t n)
+{
+    volatile int32_t source = (int32_t)operand;
+    int32_t s = source, *x = values32[me()];
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t i = 0; i < 64; i++)
+            x[i] += s;
+    return (uint32_t)x[0];
+}
+
+static uint32_t add_passes64(uint32_t n)
+{
+    volatile int64_t source = operand;
+    int64_t s = source, *x = values64[me()];
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t i = 0; i < 64; i++)
+            x[i] += s;
+    return (uint32_t)x[0];
+}
+
 static uint32_t compute(uint32_t n)
 {
     uint32_t x = me() + 1;
@@ -89,6 +134,14 @@ int main(void)
         checksum[id] = multiply(rounds);
     } else if (mode == 8) {
         checksum[id] = multiply_bytes(rounds);
+    } else if (mode == 12) {
+        checksum[id] = add_passes32(rounds);
+    } else if (mode == 13) {
+        checksum[id] = add_passes64(rounds);
+    } else if (mode == 10) {
+        checksum[id] = divide(rounds);
+    } else if (mode == 11) {
+        checksum[id] = divide_signed(rounds);
     } else if (mode == 3) {
         if (id == 0)
             checksum[id] = compute(rounds);

@@ -29,20 +29,36 @@ on a DPU: a call in front of it (which keeps every register and the flags) charg
 DMA's time at a switch point, as ``mram_read`` does.
 
 A 32-bit multiply costs what it costs on a DPU, which depends on its operands: the
-runtime's ``__mulsi3`` makes the smaller (unsigned) operand the multiplier and issues one
-``mul_step`` per bit of it, leaving as soon as the remaining bits are zero (UPMEM's
-compiler-rt for the DPU). Each ``mul_step`` reads the register pair it writes and a third
-register of the same bank, which the DPU's two-bank register file serves in three cycles
-(uPIMulator's register-file rule: one extra cycle per second read from a bank), and the
-final move reads the pair just written (one more). So each ``imull`` of two registers or
-of a register and memory gets a few host instructions in front of it that add
-``8 + 3 * bitlength(min(a, b))`` issue cycles to the count at run time (the call, the
-operand swap, the steps, the exit). A product of two operands
-that the same run of code loaded or extended from bytes is one DPU instruction
+runtime's ``__mulsi3`` puts the smaller (unsigned) operand in r0, the high half of the
+pair d0, and issues one ``mul_step`` per bit of it, shifting r0 right and leaving as
+soon as it is zero (UPMEM's compiler-rt for the DPU). A ``mul_step`` is one instruction
+and takes one issue slot, as every DPU instruction does (UPMEM's ISA); uPIMulator's
+register-bank rule, which would add a cycle for its second read of the even bank (r0 and
+r2), overestimates exactly the multiply-bound PrIM kernels on hardware (GEMV by 40%,
+HST-S by 27%), so it is not applied. So each ``imull`` of two registers or of a register
+and memory gets a few host instructions in front of it that add ``8 + bitlength(min(a,
+b))`` issue cycles to the count at run time (the call, the operand swap, clearing the
+accumulator, the steps, the result's move, the return). A product of two operands that
+the same run of code loaded or extended from bytes is one DPU instruction
 (``mul_ul_ul``, ``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The
 inserted code saves its scratch register in the red zone, which the program leaves free
-(``-mno-red-zone``) and which signal delivery skips; it clobbers the flags just before the
-``imull``, which clobbers them anyway.
+(``-mno-red-zone``) and which signal delivery skips; it clobbers the flags just before
+the ``imull``, which clobbers them anyway.
+
+A 32-bit division is the runtime's ``__udiv32``, which counts the leading zeros of both
+operands and jumps into its ladder of ``div_step`` instructions so that only the
+quotient's bits are computed: ``bitlength(dividend) - bitlength(divider) + 1`` steps of
+one issue slot, 8 instructions around them,
+6 in all when the quotient is 0; ``__div32`` (signed) adds 7 (saving a register, the two
+sign tests, the return) and works on the magnitudes. Each ``divl``/``idivl`` gets host
+instructions in front of it that add this at run time.
+
+Where gcc's x86 code is systematically shorter than the DPU compiler's, the DPU's
+sequence is charged (see the docs' table of patterns): a loop of one run that walks an
+array through a pointer register (``(%reg)``, ``8(%reg)``) costs one more instruction per
+round, the index that the DPU's loop keeps besides its addresses (the published
+throughputs of PrIM's microbenchmarks: 6 instructions per int32 element where gcc's loop
+has 5, 7 per int64 element where it has 6).
 """
 
 from __future__ import annotations
@@ -124,6 +140,7 @@ COSTS_64: dict[str, int] = {
     "sub": 2,
     "adc": 2,
     "sbb": 2,
+    "cmp": 2,  # a 64-bit compare and its branch: sub, then subc that jumps
     "neg": 2,
     "and": 2,
     "or": 2,
@@ -204,8 +221,10 @@ def instruction_cost(mnemonic: str, operand_text: str) -> int:
         return X87_COST
     operands = _split_operands(operand_text)
     wide = wide or any(REG64.search(op) for op in operands if op.startswith("%"))
-    if base == "lea" or base in ("mov", "movabs", "push", "pop", "cmp", "test", "xchg"):
-        wide = False  # pointers are 32-bit on the DPU; 64-bit moves are one ld/sd/movd
+    if base == "lea" or base in ("mov", "movabs", "push", "pop", "test", "xchg"):
+        # pointers are 32-bit on the DPU (and compared with cmpl in its data model); 64-bit
+        # moves are one ld/sd/movd; a 64-bit test is one `or` of the halves with a condition
+        wide = False
     if mnemonic in ("movl", "movq") and len(operands) == 2 and all(
         op.startswith("%") and register_family(op) is not None for op in operands
     ):
@@ -248,6 +267,15 @@ def direct_mram_kind(mnemonic: str, operand_text: str) -> int:
 
 BYTE_LOOPS = {"memcpy", "memmove", "memset"}
 
+# A loop of one run that walks memory through a pointer register: the DPU's loop keeps an
+# index besides its addresses, one more instruction a round (published throughputs of
+# PrIM's microbenchmarks, 6 instructions per int32 element and 7 per int64 one).
+LOOP_INDEX = 1
+
+
+def base_of(mnemonic: str) -> str:
+    return _base_and_width(mnemonic)[0]
+
 # Runtime functions that are one inline instruction on a DPU (mutex.h's acquire and
 # release): the call counts as that instruction, and the move of the mutex's address into
 # the first argument before it is not needed there (the instruction names the bit).
@@ -257,10 +285,18 @@ ARGUMENT_SETUP = re.compile(
 )
 
 # __mulsi3 outside its mul_step loop: the call, the operand swap (jgtu and two moves),
-# clearing the high word, the result's move (two cycles: it reads the pair just written)
-# and the return; and the issue cycles of one mul_step.
+# clearing the accumulator, the result's move, the return (7), and the caller's move of an
+# operand into the argument registers; and the issue cycles of one mul_step.
 MULSI3_FIXED = 8
-MUL_STEP_CYCLES = 3
+MUL_STEP_CYCLES = 1
+# __udiv32 around its div_step ladder: the call, two clz, the sub that finds the shift,
+# two moves, the jump into the ladder, the return; 6 when the quotient is 0 (the call,
+# two clz, the sub, the move of the result, the return). __div32 adds 7: sd and add of
+# the stack, two clo sign tests, the call to __udiv32, ld, the return.
+UDIV32_FIXED = 8
+UDIV32_ZERO = 6
+DIV32_SIGNED_EXTRA = 7
+DIV_STEP_CYCLES = 1
 # Instructions that leave a byte (zero- or sign-extended) in their destination register.
 BYTE_EXTENSIONS = {"movzbl", "movsbl", "movzbw", "movsbw", "movzbq", "movsbq"}
 REGISTER = re.compile(r"%([a-z0-9]+)")
@@ -310,10 +346,86 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         f"\tcmoval\t{destination}, {low}",  # the smaller operand, unsigned
         f"\torl\t$1, {low}",  # 0 takes one mul_step as 1 does
         f"\tbsrl\t{low}, {low}",  # its bit length minus one
-        f"\tleaq\t(%{scratch},%{scratch},{MUL_STEP_CYCLES - 1}), %{scratch}",  # 3 per bit
-        f"\tleaq\t{MULSI3_FIXED + MUL_STEP_CYCLES}({COUNTER},%{scratch}), {COUNTER}",
+        f"\tleaq\t{MULSI3_FIXED + MUL_STEP_CYCLES}({COUNTER},%{scratch},{MUL_STEP_CYCLES}),"
+        f" {COUNTER}",  # one per bit
         f"\tmovq\t-8(%rsp), %{scratch}",
-    ], 0
+    ], int(_is_memory(source))  # a memory operand: its load is a DPU instruction
+
+
+def division_cost(mnemonic: str, operand_text: str) -> tuple[list[str], int] | None:
+    """The counting of a 32-bit ``divl SRC`` / ``idivl SRC`` (dividend in eax): host
+    instructions to put before it and the static cost that remains; None for any other
+    division (64-bit ones keep their calibrated cost)."""
+    operands = _split_operands(operand_text)
+    if mnemonic not in ("divl", "idivl") or len(operands) != 1:
+        return None
+    source = operands[0]
+    used = _families(operand_text) | {"rax", "rdx"}
+    first, second = [f for f in SCRATCH if f not in used][:2]
+    low1, low2 = _low32(first), _low32(second)
+    signed = mnemonic == "idivl"
+
+    def magnitude(value: str, low: str) -> list[str]:
+        if not signed:
+            return [f"\tmovl\t{value}, {low}"]
+        # |value|: negate, and keep the original where the negation is negative
+        return [f"\tmovl\t{value}, {low}", f"\tnegl\t{low}", f"\tcmovsl\t{value}, {low}"]
+
+    fixed = UDIV32_FIXED + (DIV32_SIGNED_EXTRA if signed else 0)
+    zero = UDIV32_ZERO + (DIV32_SIGNED_EXTRA if signed else 0)
+    # steps - 1 = bsr(dividend) - bsr(divider); a negative difference (quotient 0) is
+    # replaced by the value that makes the lea below add `zero`.
+    floor = (zero - fixed - DIV_STEP_CYCLES) // DIV_STEP_CYCLES
+    if source.startswith("%") and register_family(source) in ("rax", "rdx"):
+        return None  # not emitted by gcc for a C division; keep the flat cost
+    return [
+        f"\tmovq\t%{first}, -8(%rsp)",
+        f"\tmovq\t%{second}, -16(%rsp)",
+        *magnitude("%eax", low1),
+        f"\torl\t$1, {low1}",
+        f"\tbsrl\t{low1}, {low1}",
+        *magnitude(source, low2),
+        f"\torl\t$1, {low2}",
+        f"\tbsrl\t{low2}, {low2}",
+        f"\tsubl\t{low2}, {low1}",
+        f"\tmovl\t${floor}, {low2}",
+        f"\tcmovsl\t{low2}, {low1}",
+        f"\tmovslq\t{low1}, %{first}",
+        f"\tleaq\t{fixed + DIV_STEP_CYCLES}({COUNTER},%{first},{DIV_STEP_CYCLES}), {COUNTER}",
+        f"\tmovq\t-16(%rsp), %{second}",
+        f"\tmovq\t-8(%rsp), %{first}",
+    ], int(_is_memory(source))
+
+
+MEMORY_OPERAND = re.compile(r"^(?P<disp>[^(]*)\((?P<base>%\w+)?(?:,(?P<index>%\w+)?(?:,\d+)?)?\)$")
+
+
+def pointer_base(operand: str) -> str | None:
+    """The register a memory operand addresses through alone (``8(%rax)`` -> ``rax``):
+    a pointer, not an array named by its symbol, the stack or an index."""
+    match = MEMORY_OPERAND.match(operand)
+    if match is None or match.group("base") is None or match.group("index") is not None:
+        return None
+    displacement = match.group("disp").strip()
+    if displacement and not re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", displacement):
+        return None
+    family = register_family(match.group("base"))
+    return None if family in (None, "rsp", "rbp") else family
+
+
+def stepped_register(mnemonic: str, operand_text: str) -> str | None:
+    """The register an instruction steps by a constant (``addl $4, %eax``, ``leal
+    8(%rax), %eax``, ``incl``), or None."""
+    operands = _split_operands(operand_text)
+    base = _base_and_width(mnemonic)[0]
+    if base in ("add", "sub") and len(operands) == 2 and operands[0].startswith("$"):
+        return register_family(operands[1]) if operands[1].startswith("%") else None
+    if base in ("inc", "dec") and len(operands) == 1 and operands[0].startswith("%"):
+        return register_family(operands[0])
+    if base == "lea" and len(operands) == 2 and operands[1].startswith("%"):
+        target = register_family(operands[1])
+        return target if target is not None and pointer_base(operands[0]) == target else None
+    return None
 
 
 def _writes(operand_text: str, family: str) -> bool:
@@ -414,15 +526,21 @@ def instrument(assembly: str) -> tuple[str, int]:
     byte_registers: set[str] = set()  # registers the current run filled with a byte
     names_argument = False  # the first argument (rdi) holds an address put there as a constant
     targets = _jump_targets(assembly)
+    run_label: str | None = None  # the label the current run starts at
+    stepped: set[str] = set()  # registers the current run steps by a constant
+    pointers: set[str] = set()  # registers the current run addresses memory through alone
 
     def close_run() -> None:
-        nonlocal insert_at, cost, runs
+        nonlocal insert_at, cost, runs, run_label
         if insert_at is not None and cost > 0:
             out.insert(insert_at, f"\tleaq\t{cost}({COUNTER}), {COUNTER}")
             runs += 1
         insert_at = None
         cost = 0
         byte_registers.clear()
+        run_label = None
+        stepped.clear()
+        pointers.clear()
 
     for line, _, executable, changes_section in _sections(assembly):
         stripped = line.split("#", 1)[0].strip()
@@ -440,6 +558,7 @@ def instrument(assembly: str) -> tuple[str, int]:
             continue
         if label:
             close_run()
+            run_label = label.group(1)
             out.append(line)
             rest = stripped[label.end() :].strip()
             if not rest:
@@ -464,6 +583,23 @@ def instrument(assembly: str) -> tuple[str, int]:
             out.append(f"\tmovq\t{COUNTER}, {PUBLISHED}(%rip)")
             out.append(f"\tcall\t__dpurt_direct_mram_{direct}")
         counted = multiply_cost(operand_text, byte_registers) if mnemonic == "imull" else None
+        if counted is None:
+            counted = division_cost(mnemonic, operand_text)
+        step = stepped_register(mnemonic, operand_text)
+        if step is not None:
+            stepped.add(step)
+        for operand in _split_operands(operand_text):
+            pointer = pointer_base(operand) if _is_memory(operand) else None
+            if pointer is not None and base_of(mnemonic) != "lea":
+                pointers.add(pointer)
+        if (
+            mnemonic.startswith("j")
+            and mnemonic != "jmp"
+            and run_label is not None
+            and operand_text.strip() == run_label
+            and stepped & pointers
+        ):
+            cost += LOOP_INDEX  # the DPU's loop keeps an index besides its pointer
         if counted is None:
             cost += instruction_cost(mnemonic, operand_text)
         else:

@@ -161,8 +161,9 @@ char *dpu_error_to_string(dpu_error_t status);
  * - dpu_emu_phase_seconds: emulated and estimated seconds so far of the set's allocation
  *   per PrIM phase (4 doubles each: CPU-DPU, DPU kernel, Inter-DPU, DPU-CPU; either NULL);
  * - dpu_emu_transfer_seconds: the model's estimate of one host transfer (kind 0: parallel
- *   to the DPUs, 1: parallel from them, 2: broadcast, 3: to one DPU, 4: from one DPU),
- *   by the DPUs of the busiest rank and the ranks taking part; -1 for an unknown kind;
+ *   to the DPUs, 1: parallel from them, 2: broadcast, 3: to one DPU, 4: from one DPU;
+ *   plus 8 for a WRAM symbol), by the DPUs of the busiest rank and the ranks taking
+ *   part; -1 for an unknown kind;
  * - dpu_emu_kernel_seconds: the set's last launch on hardware, in all and of it the
  *   launch's own cost (booting, polling);
  * - dpu_emu_launch_overhead_seconds: that cost for a launch whose busiest rank has

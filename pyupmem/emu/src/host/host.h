@@ -96,6 +96,7 @@ enum emu_transfer {
     EMU_XFER_BROADCAST = 2,     /* the same bytes to every DPU (dpu_broadcast_to, dpu_copy_to) */
     EMU_XFER_SERIAL_TO = 3,     /* dpu_copy_to on one DPU */
     EMU_XFER_SERIAL_FROM = 4,   /* dpu_copy_from (one DPU) */
+    EMU_XFER_WRAM = 8,          /* or'd in: the symbol is in WRAM (read through the control interfaces) */
 };
 
 /* A dpu_set_t resolved to a contiguous range of one allocation's DPUs. */

@@ -7,21 +7,27 @@
  * it runs on the same CPU, so its estimate is its wall time) and DPU-CPU.
  *
  * The constants and their sources (docs/explanation/timing.md has the full list):
- * - host transfers within one rank of 64 DPUs (PrIM characterisation, Gomez-Luna et al.,
- *   IEEE Access 2022): CPU->DPU 0.33 GB/s to one DPU, 6.68 GB/s in parallel to 64,
- *   16.88 GB/s broadcast; DPU->CPU 0.12 and 4.74 GB/s. A rank's parallel bandwidth grows
- *   with the DPUs of it that take part (the host's cache lines are spread over the
- *   rank's chips): 1.6 GB/s to 4 DPUs on hardware. Between 1, 4 and 64 DPUs the rate is
- *   interpolated on log-log axes, in both directions by the same shape;
- * - every transfer call costs a fixed 0.1 ms on hardware even for a few bytes (set from
- *   hardware measurements of PrIM workloads); each further rank adds 12 us to the DPUs and
- *   25 us from them, and all ranks together move at most 22.6 and 11.0 GB/s (SDK 2023.2
- *   measured on 32 ranks, upmem-sdk-light's results). A copy to or from one DPU (serial)
- *   runs at the single-DPU rate, which matched hardware within 10-13%;
- * - a launch costs 79 us plus 21 us per control interface (8 DPUs) of its busiest rank,
- *   ranks in parallel: booting the DPUs and polling them until they finish, one query per
- *   control interface; 0.1 ms for one DPU, 0.25 ms for a rank of 64, the range measured
- *   on hardware. */
+ * - a transfer call costs CALL_SECONDS, plus PER_DPU_SECONDS for each DPU of its busiest
+ *   rank, plus its bytes over the rank's rate; ranks move in parallel, each further rank
+ *   adding 12 us to the DPUs and 25 us from them, and all ranks together move at most
+ *   22.6 and 11.0 GB/s (SDK 2023.2 measured on 32 ranks, upmem-sdk-light's results);
+ * - the rank's rate grows with the DPUs of it that take part (the host's cache lines are
+ *   spread over the rank's chips); it is interpolated on log-log axes between its values
+ *   at 1, 4, 16 and 64 DPUs, separately to the DPUs, from them and for a broadcast. The
+ *   rates and the call's cost are set from hardware runs of PrIM workloads at 1 to 64
+ *   DPUs (the ratios of issue 25: thousands of 64-byte pushes, pushes and gathers of MRAM
+ *   buffers); a broadcast to a rank of 64 keeps the PrIM characterisation's 16.88 GB/s;
+ * - reading a WRAM symbol goes through the control interfaces, not the MRAM's DDR path:
+ *   it costs WRAM_READ_CALL_SECONDS more per call and WRAM_READ_BYTE_SECONDS per byte of
+ *   each DPU of the busiest rank (small results read from 16 and 64 DPUs take 2-11 times
+ *   what the MRAM path gives, in proportion to the DPUs and to the bytes each returns);
+ * - a copy to or from one DPU (serial) is a call for that DPU at the one-DPU rate;
+ * - a launch costs LAUNCH_SECONDS plus LAUNCH_MEMBER_SECONDS for each DPU of the busiest
+ *   control interface (8 DPUs a chip) of its busiest rank: libdpu's boot and poll
+ *   commands reach all the control interfaces of a rank in one host write (a byte per
+ *   chip), so the cost grows with the DPUs per chip, not with the chips; 0.1 ms for one
+ *   DPU (measured), 0.12 ms from 8 DPUs on (short kernels at 64 DPUs came out 23% slow
+ *   with 0.25 ms, and right at 16 DPUs with 0.12 ms). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -32,13 +38,16 @@
 #include "host.h"
 
 #define GB 1e9
-static const double TO_ONE = 0.33 * GB, TO_RANK = 6.68 * GB, TO_FOUR = 1.6 * GB;
-static const double FROM_ONE = 0.12 * GB, FROM_RANK = 4.74 * GB;
+/* A rank's rate at 1, 4, 16 and 64 of its DPUs. */
+static const double TO_RATES[4] = {0.52 * GB, 1.63 * GB, 2.5 * GB, 5.4 * GB};
+static const double FROM_RATES[4] = {0.11 * GB, 0.40 * GB, 0.70 * GB, 1.48 * GB};
 static const double BROADCAST_RANK = 16.88 * GB;
 static const double HOST_TO = 22.6 * GB, HOST_FROM = 11.0 * GB;
-static const double CALL_SECONDS = 100e-6;
+static const double CALL_SECONDS = 55e-6, PER_DPU_SECONDS = 0.13e-6;
+static const double WRAM_READ_CALL_SECONDS = 45e-6, WRAM_READ_BYTE_SECONDS = 64e-9;
 static const double RANK_TO_SECONDS = 12e-6, RANK_FROM_SECONDS = 25e-6;
-static const double LAUNCH_SECONDS = 79e-6, LAUNCH_CI_SECONDS = 21e-6;
+static const double LAUNCH_SECONDS = 97e-6, LAUNCH_MEMBER_SECONDS = 3e-6;
+#define DPUS_PER_CI 8
 
 const char *const emu_phase_names[EMU_PHASES] = {"CPU-DPU", "DPU kernel", "Inter-DPU", "DPU-CPU"};
 
@@ -52,50 +61,59 @@ double emu_now_ns(void)
     return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
 }
 
-/* How far a rank's parallel bandwidth has grown from one DPU (0) to all 64 (1), on log
- * axes, with the same shape for every kind of transfer (the 4-DPU point of CPU->DPU). */
-static double rank_share(uint32_t dpus)
+/* The rank's rate for `dpus` of its DPUs, on log-log axes between 1, 4, 16 and 64. */
+static double rank_rate(const double rates[4], uint32_t dpus)
 {
-    double four = log(TO_FOUR / TO_ONE) / log(TO_RANK / TO_ONE);
-    double x = log2(dpus < 1 ? 1 : dpus > EMU_DPUS_PER_RANK ? EMU_DPUS_PER_RANK : dpus);
-    return x <= 2 ? four * x / 2 : four + (1 - four) * (x - 2) / 4;
+    double x = log2(dpus < 1 ? 1 : dpus > EMU_DPUS_PER_RANK ? EMU_DPUS_PER_RANK : dpus) / 2;
+    int below = x >= 3 ? 2 : (int)x;
+    double t = x - below;
+    return exp(log(rates[below]) * (1 - t) + log(rates[below + 1]) * t);
 }
 
-static double rank_rate(double one, double rank, uint32_t dpus)
+/* A broadcast grows from the one-DPU push to its rank rate with the shape of the pushes. */
+static double broadcast_rate(uint32_t dpus)
 {
-    return one * pow(rank / one, rank_share(dpus));
+    double share = log(rank_rate(TO_RATES, dpus) / TO_RATES[0]) / log(TO_RATES[3] / TO_RATES[0]);
+    return TO_RATES[0] * pow(BROADCAST_RANK / TO_RATES[0], share);
 }
 
 double emu_transfer_seconds(enum emu_transfer kind, uint64_t bytes_per_dpu, uint32_t dpus_per_rank,
                             uint32_t nr_ranks)
 {
+    bool wram = (kind & EMU_XFER_WRAM) != 0;
+    kind &= ~EMU_XFER_WRAM;
+    if (kind == EMU_XFER_SERIAL_TO || kind == EMU_XFER_SERIAL_FROM)
+        dpus_per_rank = nr_ranks = 1;
     double bytes = (double)bytes_per_dpu, dpus = (double)dpus_per_rank;
     double extra_ranks = nr_ranks > 1 ? nr_ranks - 1 : 0;
+    double fixed = CALL_SECONDS + dpus * PER_DPU_SECONDS;
+    bool from = kind == EMU_XFER_PARALLEL_FROM || kind == EMU_XFER_SERIAL_FROM;
+    if (wram && from)
+        fixed += WRAM_READ_CALL_SECONDS + dpus * bytes * WRAM_READ_BYTE_SECONDS;
     switch (kind) {
-    case EMU_XFER_SERIAL_TO: return CALL_SECONDS + bytes / TO_ONE;
-    case EMU_XFER_SERIAL_FROM: return CALL_SECONDS + bytes / FROM_ONE;
+    case EMU_XFER_SERIAL_TO:
     case EMU_XFER_PARALLEL_TO: {
-        double rank = dpus * bytes / rank_rate(TO_ONE, TO_RANK, dpus_per_rank);
+        double rank = dpus * bytes / rank_rate(TO_RATES, dpus_per_rank);
         double host = dpus * nr_ranks * bytes / HOST_TO;
-        return CALL_SECONDS + extra_ranks * RANK_TO_SECONDS + fmax(rank, host);
+        return fixed + extra_ranks * RANK_TO_SECONDS + fmax(rank, host);
     }
-    case EMU_XFER_BROADCAST: {
-        double rank = dpus * bytes / rank_rate(TO_ONE, BROADCAST_RANK, dpus_per_rank);
-        return CALL_SECONDS + extra_ranks * RANK_TO_SECONDS + rank;
-    }
+    case EMU_XFER_BROADCAST:
+        return fixed + extra_ranks * RANK_TO_SECONDS + dpus * bytes / broadcast_rate(dpus_per_rank);
+    case EMU_XFER_SERIAL_FROM:
     case EMU_XFER_PARALLEL_FROM: {
-        double rank = dpus * bytes / rank_rate(FROM_ONE, FROM_RANK, dpus_per_rank);
+        double rank = dpus * bytes / rank_rate(FROM_RATES, dpus_per_rank);
         double host = dpus * nr_ranks * bytes / HOST_FROM;
-        return CALL_SECONDS + extra_ranks * RANK_FROM_SECONDS + fmax(rank, host);
+        return fixed + extra_ranks * RANK_FROM_SECONDS + fmax(rank, host);
     }
+    default: break;
     }
     return 0;
 }
 
 double emu_launch_overhead_seconds(uint32_t dpus_per_rank)
 {
-    uint32_t interfaces = (dpus_per_rank + 7) / 8;
-    return LAUNCH_SECONDS + LAUNCH_CI_SECONDS * (interfaces ? interfaces : 1);
+    uint32_t per_ci = dpus_per_rank < 1 ? 1 : dpus_per_rank > DPUS_PER_CI ? DPUS_PER_CI : dpus_per_rank;
+    return LAUNCH_SECONDS + LAUNCH_MEMBER_SECONDS * per_ci;
 }
 
 /* The busiest rank's DPUs among those of the range that `takes_part` selects, and the
@@ -169,7 +187,8 @@ void emu_account_transfer(struct emu_range range, enum emu_transfer kind, uint64
     shape(range, prepared_only ? has_buffer : NULL, &per_rank, &nr_ranks, &nr_dpus);
     if (nr_dpus == 0)
         return;
-    bool to_dpus = kind != EMU_XFER_PARALLEL_FROM && kind != EMU_XFER_SERIAL_FROM;
+    enum emu_transfer direction = kind & ~EMU_XFER_WRAM;
+    bool to_dpus = direction != EMU_XFER_PARALLEL_FROM && direction != EMU_XFER_SERIAL_FROM;
     double wall = (emu_now_ns() - started_ns) / 1e9;
     add(range.allocation, to_dpus ? EMU_PHASE_CPU_DPU : EMU_PHASE_DPU_CPU, wall,
         emu_transfer_seconds(kind, bytes_per_dpu, per_rank, nr_ranks));
@@ -259,7 +278,7 @@ dpu_error_t dpu_emu_phase_seconds(struct dpu_set_t dpu_set, double *emulated, do
 double dpu_emu_transfer_seconds(uint32_t kind, uint64_t bytes_per_dpu, uint32_t dpus_per_rank,
                                 uint32_t nr_ranks)
 {
-    if (kind > EMU_XFER_SERIAL_FROM)
+    if ((kind & ~(uint32_t)EMU_XFER_WRAM) > EMU_XFER_SERIAL_FROM)
         return -1;
     return emu_transfer_seconds((enum emu_transfer)kind, bytes_per_dpu, dpus_per_rank, nr_ranks);
 }

@@ -74,6 +74,13 @@ static dpu_error_t find_symbol(struct emu_range range, const char *name, struct 
     return name == NULL ? DPU_ERR_UNKNOWN_SYMBOL : dpu_get_symbol(program, name, symbol);
 }
 
+/* The transfer-kind flag of the access's memory (the hardware reads WRAM through the
+ * control interfaces, MRAM through the DDR path). */
+static enum emu_transfer in_wram(struct access access)
+{
+    return access.memory == WRAM ? EMU_XFER_WRAM : 0;
+}
+
 static dpu_error_t prepare(struct dpu_set_t set, struct dpu_symbol_t symbol, uint32_t offset,
                            size_t length, struct emu_range *range, struct access *access)
 {
@@ -102,8 +109,8 @@ dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t sym
     for (uint32_t i = range.first; i < range.first + range.count; i++)
         memcpy(locate(range.allocation, i, access, length), src, length);
     /* the same bytes to several DPUs are a broadcast (dpu_broadcast_to comes here too) */
-    emu_account_transfer(range, range.count > 1 ? EMU_XFER_BROADCAST : EMU_XFER_SERIAL_TO, length,
-                         false, started);
+    emu_account_transfer(range, (range.count > 1 ? EMU_XFER_BROADCAST : EMU_XFER_SERIAL_TO) | in_wram(access),
+                         length, false, started);
     return DPU_OK;
 }
 
@@ -120,7 +127,7 @@ dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t s
     if (status != DPU_OK || length == 0)
         return status;
     memcpy(dst, locate(range.allocation, range.first, access, length), length);
-    emu_account_transfer(range, EMU_XFER_SERIAL_FROM, length, false, started);
+    emu_account_transfer(range, EMU_XFER_SERIAL_FROM | in_wram(access), length, false, started);
     return DPU_OK;
 }
 
@@ -203,7 +210,9 @@ dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, stru
             else
                 memcpy(buffer, dpu, length);
         }
-        emu_account_transfer(range, xfer == DPU_XFER_TO_DPU ? EMU_XFER_PARALLEL_TO : EMU_XFER_PARALLEL_FROM,
+        emu_account_transfer(range,
+                             (xfer == DPU_XFER_TO_DPU ? EMU_XFER_PARALLEL_TO : EMU_XFER_PARALLEL_FROM) |
+                                 in_wram(access),
                              length, true, started);
     }
     if (!(flags & DPU_XFER_NO_RESET) && status != DPU_ERR_INVALID_DPU_SET)
