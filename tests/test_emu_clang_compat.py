@@ -103,9 +103,7 @@ def test_a_command_line_w_option_wins_over_the_mapping(tmp_path):
 
 
 @pytest.mark.parametrize("flags", [(), ("-Wall", "-Wextra", "-Werror")])
-def test_a_variable_read_in_its_own_initialiser_is_named_without_failing_the_build(
-    tmp_path, flags
-):
+def test_a_variable_read_in_its_own_initialiser_is_named_without_failing_the_build(tmp_path, flags):
     result = _compile(tmp_path, SELF_INITIALISED, *flags)
     assert result.returncode == 0, result.stderr
     assert "program.c:7:" in result.stderr and "[-Wuninitialized]" in result.stderr

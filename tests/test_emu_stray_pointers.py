@@ -115,7 +115,7 @@ def test_plain_mram_accesses_in_a_loop_warn_once_per_line_and_stay_right(capfd):
         dpus.broadcast("offset", np.uint32(target))
         dpus.broadcast("rounds", np.uint32(rounds))
         capfd.readouterr()
-        for launch in range(2):  # the second launch maps its pages afresh
+        for _launch in range(2):  # the second launch maps its pages afresh
             dpus.broadcast("wram_values", np.array([3, 5, 0, 1], np.uint64))
             dpus.launch()
             assert dpus.gather("total", np.uint64, 1)[0, 0] == rounds * (3 + 50)
