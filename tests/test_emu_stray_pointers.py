@@ -214,3 +214,30 @@ def test_the_emulators_compiler_adds_g_by_default_and_g0_turns_it_off(tmp_path):
         return image[offset : offset + size]
 
     assert code(plain) == code(without)
+
+
+CONSTANT_ADDRESSES = """
+#include <stdint.h>
+#include <defs.h>
+__host uint64_t word, byte, restored;
+int main(void)
+{
+    *(volatile uint32_t *)0 = 0x12345678;   /* overwrites the runtime's zero, as on a DPU */
+    word = *(volatile uint32_t *)0;
+    *(volatile uint8_t *)4 = 7;
+    byte = *(volatile uint8_t *)4;
+    *(volatile uint64_t *)0 = 0;            /* puts it back */
+    restored = *(volatile uint64_t *)0;
+    return 0;
+}
+"""
+
+
+def test_moves_at_constant_null_addresses_reach_wram_0_to_7():
+    program = pim.build_program(CONSTANT_ADDRESSES, nr_tasklets=1)
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(program)
+        dpus.launch()
+        values = [int(dpus.gather(name, np.uint64, 1)[0, 0]) for name in ("word", "byte")]
+        assert values == [0x12345678, 7]
+        assert dpus.gather("restored", np.uint64, 1)[0, 0] == 0

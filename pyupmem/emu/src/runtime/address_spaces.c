@@ -280,6 +280,27 @@ static bool move_absolute(ucontext_t *context, const struct decoded *op, uint8_t
         memcpy(wram, reg, width);
         gr[REG_RIP] += op->length;
         return true;
+    case 0xc6: /* mov m8, imm8 */
+        if (op->reg != 0)
+            return false;
+        wram[0] = ((const uint8_t *)gr[REG_RIP])[op->length];
+        gr[REG_RIP] += op->length + 1;
+        return true;
+    case 0xc7: { /* mov m, imm16/imm32 (sign-extended to 64 bits with REX.W) */
+        if (op->reg != 0)
+            return false;
+        unsigned immediate = width == 2 ? 2 : 4;
+        int32_t imm32 = 0;
+        int16_t imm16 = 0;
+        const uint8_t *bytes = (const uint8_t *)gr[REG_RIP] + op->length;
+        if (immediate == 2)
+            memcpy(&imm16, bytes, 2), value = (uint64_t)(int64_t)imm16;
+        else
+            memcpy(&imm32, bytes, 4), value = (uint64_t)(int64_t)imm32;
+        memcpy(wram, &value, width);
+        gr[REG_RIP] += op->length + immediate;
+        return true;
+    }
     default:
         return false;
     }
