@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from emu_support import toolchain_env
+from emu_support import emulator, toolchain_env
 
 import pyupmem as pim
 
@@ -63,15 +63,12 @@ int main(void)
 """
 
 
-def _compile(tmp_path: Path, source: str, *flags: str, cxx: bool = False):
+def _compile(tmp_path: Path, source: str, *flags: str, cxx: bool = False, driver: str = ""):
     path = tmp_path / ("program.cpp" if cxx else "program.c")
     path.write_text(source)
-    compiler = "clang++" if cxx else "dpu-upmem-dpurte-clang"
+    compiler = driver or ("clang++" if cxx else "dpu-upmem-dpurte-clang")
     env = toolchain_env()
-    if cxx:
-        from emu_support import emulator
-
-        env["PATH"] = f"{emulator().upmem_home / 'bin'}:{env['PATH']}"
+    env["PATH"] = f"{emulator().upmem_home / 'bin'}:{env['PATH']}"  # the SDK's clang++
     return subprocess.run(
         [compiler, "-O2", *flags, "-c", str(path), "-o", str(tmp_path / "program.o")],
         env=env,
@@ -109,9 +106,10 @@ def test_a_variable_read_in_its_own_initialiser_is_named_without_failing_the_bui
     assert "program.c:7:" in result.stderr and "[-Wuninitialized]" in result.stderr
 
 
-def test_cxx_builds_take_the_same_mapping_without_c_only_options(tmp_path):
+@pytest.mark.parametrize("driver", ["clang++", "dpu-upmem-dpurte-clang"])
+def test_cxx_builds_take_the_same_mapping_without_c_only_options(tmp_path, driver):
     source = "int main() { unsigned id = 0; return id >= 0 ? 0 : 1; }\n"
-    result = _compile(tmp_path, source, "-Wall", "-Wextra", "-Werror", cxx=True)
+    result = _compile(tmp_path, source, "-Wall", "-Wextra", "-Werror", cxx=True, driver=driver)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", result.stderr
 
