@@ -178,14 +178,14 @@ int main(void)
 """
 
 
-def _build_raw(tmp_path, name: str, *flags: str):
+def _build_raw(tmp_path, name: str, *flags: str, **env: str):
     source = tmp_path / f"{name}.c"
     source.write_text(CRASH)
     output = tmp_path / name
     subprocess.run(
         ["dpu-upmem-dpurte-clang", "-O2", *flags, "-o", str(output), str(source)],
         check=True,
-        env=toolchain_env(),
+        env=toolchain_env(**env),
     )
     return output
 
@@ -214,6 +214,13 @@ def test_the_emulators_compiler_adds_g_by_default_and_g0_turns_it_off(tmp_path):
         return image[offset : offset + size]
 
     assert code(plain) == code(without)
+    by_environment = _build_raw(tmp_path, "by_environment", PYUPMEM_EMU_DEBUG="0")
+    assert code(by_environment) == code(plain)
+
+    def line_table(binary) -> int:  # the DPU C library brings some of its own
+        return elf.read_elf32(binary.read_bytes())[0].get(".debug_line", (0, 0, 0))[2]
+
+    assert line_table(plain) > line_table(without) == line_table(by_environment)
 
 
 CONSTANT_ADDRESSES = """
