@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from emu_support import emulator, toolchain_env
+from emu_support import emulator, toolchain_env, toolchain_module
 
 import pyupmem as pim
 
@@ -200,3 +200,17 @@ def test_the_attribute_matrix_has_clangs_sizes_alignment_and_memories(attribute)
             assert symbol.memory == expected, (kind, symbol.memory)
             if expected == "WRAM":
                 assert 8 <= symbol.address < 64 << 10  # WRAM 0..7 is the runtime's zero
+
+
+def test_the_source_step_moves_only_a_declarations_attribute():
+    rewrite = toolchain_module("dpu_source").rewrite
+    code = rewrite(
+        "uint32_t *__mram_noinit table[2048];\n"
+        "uint32_t *__host a[2][3] = {0}, *__dma_aligned b;\n"
+        "x = (uint32_t *__dma_aligned)p;\n"
+    ).splitlines()[1:]
+    assert code == [
+        "uint32_t *__DPURT_MRAM_SPACE table[2048] __DPURT_MRAM_NOINIT_ATTRIBUTES ;",
+        "uint32_t * a[2][3]  __DPURT_HOST_ATTRIBUTES = {0}, * b __DPURT_DMA_ALIGNED_ATTRIBUTES ;",
+        "x = (uint32_t *__dma_aligned)p;",  # a cast: left as it is
+    ]

@@ -143,6 +143,7 @@ def _rewrite_code(source: str) -> str:
     # a declaration part waiting for the end of its declarator; the declarator's state:
     # 0 before its name, 1 after it, or inside that many levels of [ ] plus one
     moved: str | None = None
+    moved_from, moved_at = "", 0  # the attribute as written, and where it stands in `pieces`
     declarator = 0
 
     def end_run() -> None:
@@ -164,7 +165,10 @@ def _rewrite_code(source: str) -> str:
             pieces.append(text)
             continue
         if moved is not None:
-            if declarator == 0 and kind == "identifier":
+            if declarator == 0 and kind != "identifier":  # not a declaration (a cast ...)
+                pieces[moved_at] = moved_from
+                moved = None
+            elif declarator == 0:
                 declarator = 1
             elif declarator >= 1 and text == "[":
                 declarator += 1
@@ -182,6 +186,7 @@ def _rewrite_code(source: str) -> str:
             continue
         end_run()
         if after_star and moved is None and text in DECLARATOR_ATTRIBUTES:
+            moved_from, moved_at = text, len(pieces)
             text, moved = DECLARATOR_ATTRIBUTES[text]
             declarator = 0
         after_star = text == "*" or (after_star and text in POINTER_QUALIFIERS)
