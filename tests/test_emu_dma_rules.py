@@ -60,7 +60,7 @@ def test_broken_rule_gives_hardware_result_and_one_warning(mode):
     assert result.stdout.count(f"moved={moved} first={first} at200={at200}") == 2, result.stdout
     (warning,) = warnings_of(result.stderr)
     assert rule in warning
-    assert f"(tasklet 0, {PROGRAMS / 'dma_rules.c'}:{source_line(mode)})" in warning
+    assert f"(tasklet 0, in main() at {PROGRAMS / 'dma_rules.c'}:{source_line(mode)})" in warning
     assert "PYUPMEM_EMU_STRICT=1" in warning
 
 

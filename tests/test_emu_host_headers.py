@@ -71,6 +71,8 @@ EXPECTED = {
     "program_is_common": "1",
     "common_program": "1",
     "checkpoint": "1",
+    "checkpoint_all": "1",  # DPU_ERR_INTERNAL: no DPU registers or IRAM to save
+    "checkpoint_wram_words": "16384",  # the whole WRAM, as the SDK saves it
     "runner_done": "1",
     "fault": "0",
     "other_thread": "6",  # DPU_ERR_INVALID_THREAD_ID

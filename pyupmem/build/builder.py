@@ -321,7 +321,8 @@ def build_program(
         include_dirs: extra ``-I`` folders. A source given by path also sees its own folder.
         opt_level: the optimisation level: ``0``, ``1``, ``2``, ``3``, ``"s"`` ...
         debug: add ``-g`` (default True): the debug information gives the symbols their C
-            types (:attr:`pyupmem.Symbol.dtype`), so transfers know them.
+            types (:attr:`pyupmem.Symbol.dtype`), so transfers know them. False passes
+            ``-g0`` (the emulator's compiler adds ``-g`` unless told otherwise).
         extra_args: further compiler arguments, passed as they are.
         name: the binary's file name (default: the first source's stem, or ``program``).
         backend: a :class:`~pyupmem.driver.backend.Backend`, a backend name, or None (default).
@@ -384,8 +385,7 @@ def build_program(
             )
 
     flags = [f"-O{opt_level}", f"-DNR_TASKLETS={nr_tasklets}"]
-    if debug:
-        flags.append("-g")
+    flags.append("-g" if debug else "-g0")
     for key, value in defines.items():
         flags.append(f"-D{key}" if value is None or value is True else f"-D{key}={value}")
     flags += [f"-I{Path(d).resolve()}" for d in include_dirs]

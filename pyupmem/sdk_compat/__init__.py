@@ -25,9 +25,12 @@ It is laid out as the SDK's module, one submodule for each of the SDK's:
 - :mod:`dpu.ffi <pyupmem.sdk_compat.ffi>`: the ctypes declarations of ``dpu.h``, with the
   ``Py_dpu_*`` helpers the SDK's libdpu (and the emulator's) exports for this module.
 
-The SDK's hardware tools (``dpu.vpd``, the DIMM configuration) have no counterpart. What
-the emulator cannot do: DPU assembly (``asm_source``) and checkpoints (:class:`DpuContext`,
-``checkpoint``/``restore``) raise :class:`DpuError`; transfers are synchronous even in
+The SDK's hardware tools (``dpu.vpd``, the DIMM configuration) have no counterpart.
+Checkpoints (``checkpoint``/``restore``, :class:`DpuContext`) go through libdpu's
+``dpu_checkpoint_save``/``_restore`` as the SDK's do and hold a DPU's whole WRAM and MRAM.
+What the emulator cannot do: DPU assembly (``asm_source``), and checkpoints of the DPU's
+registers and IRAM (``iram=True``, the default) raise :class:`DpuError` (pass
+``iram=False``); transfers are synchronous even in
 asynchronous mode (they wait for a running launch first, as the SDK's queued transfers
 do); a symbol named like a method (``copy``, ``log`` ...) is reached through
 :meth:`DpuSet.copy` only.

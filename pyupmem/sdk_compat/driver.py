@@ -9,6 +9,7 @@ Every failure of a DPU operation raises :class:`DpuError` (pyupmem's own excepti
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import subprocess
 import sys
@@ -42,6 +43,14 @@ ALLOCATE_ALL = C.DPU_ALLOCATE_ALL
 
 _NR_TASKLETS = 1  # the SDK compiles c_source without NR_TASKLETS: its default, one tasklet
 
+ONCE_FOR_THE_SET = 0xFFFFFFFF
+"""The index :meth:`DpuSet.call` gives a callback run once for the whole set, as the SDK's
+``dpu_callback`` does (``(uint32_t)-1``)."""
+
+
+def _buffer_address(array: np.ndarray) -> int:
+    return int(array.ctypes.data)
+
 
 class DpuError(Exception):
     """Raised by every operation of this API that fails.
@@ -64,26 +73,116 @@ def _translated() -> Iterator[None]:
         raise DpuError(str(error), code=getattr(error, "code", None)) from error
 
 
-class DpuContext:
-    """A DPU's saved state (registers, memories), which the SDK's ``checkpoint`` returns.
+class _ContextInfo(ctypes.Structure):
+    _fields_ = [
+        ("nr_threads", ctypes.c_uint32),
+        ("nr_registers", ctypes.c_uint32),
+        ("nr_atomic_bits", ctypes.c_uint32),
+        ("iram_size", ctypes.c_uint16),
+        ("mram_size", ctypes.c_uint32),
+        ("wram_size", ctypes.c_uint32),
+    ]
 
-    The emulator cannot save or restore a DPU's state: making one raises :class:`DpuError`.
+
+class _Context(ctypes.Structure):
+    """``struct dpu_context_t`` (dpu_types.h): what ``dpu_checkpoint_save`` fills."""
+
+    _fields_ = [
+        ("info", _ContextInfo),
+        ("iram", ctypes.c_void_p),
+        ("mram", ctypes.POINTER(ctypes.c_uint8)),
+        ("wram", ctypes.POINTER(ctypes.c_uint32)),
+        ("registers", ctypes.c_void_p),
+        ("pcs", ctypes.c_void_p),
+        ("atomic_register", ctypes.c_void_p),
+        ("zero_flags", ctypes.c_void_p),
+        ("carry_flags", ctypes.c_void_p),
+        ("nr_of_running_threads", ctypes.c_uint8),
+        ("scheduling", ctypes.c_void_p),
+        ("bkp_fault", ctypes.c_bool),
+        ("dma_fault", ctypes.c_bool),
+        ("mem_fault", ctypes.c_bool),
+        ("bkp_fault_thread_index", ctypes.c_uint8),
+        ("dma_fault_thread_index", ctypes.c_uint8),
+        ("mem_fault_thread_index", ctypes.c_uint8),
+        ("bkp_fault_id", ctypes.c_uint32),
+    ]
+
+
+# DPU_CHECKPOINT_* (dpu_checkpoint.h)
+_CHECKPOINT_INTERNAL, _CHECKPOINT_IRAM, _CHECKPOINT_MRAM, _CHECKPOINT_WRAM = 0x1, 0x2, 0x8, 0x10
+
+
+def _checkpoint_flags(iram: bool, mram: bool, wram: bool) -> int:
+    """The SDK's flags for ``checkpoint(iram, mram, wram)``: IRAM goes with the DPU's
+    internal state (registers, PCs), which the emulator does not have."""
+    return (
+        (_CHECKPOINT_INTERNAL | _CHECKPOINT_IRAM if iram else 0)
+        | (_CHECKPOINT_MRAM if mram else 0)
+        | (_CHECKPOINT_WRAM if wram else 0)
+    )
+
+
+def _checkpoint_call(name: str) -> Any:
+    """``dpu_checkpoint_save``/``_restore``/``_free`` of the active libdpu, typed."""
+    from pyupmem.driver.backend import find_backend
+
+    function = getattr(find_backend().lib.cdll, name)
+    if name == "dpu_checkpoint_free":
+        function.argtypes = [ctypes.POINTER(_Context)]
+    else:
+        function.argtypes = [C.dpu_set_t, ctypes.c_uint32, ctypes.POINTER(_Context)]
+    function.restype = ctypes.c_int
+    return function
+
+
+class DpuContext:
+    """A DPU's saved state, which :meth:`DpuSet.checkpoint` returns: on the emulator its
+    whole MRAM (64 MiB) and whole WRAM (16,384 words on a v1A chip), as the SDK's
+    ``dpu_checkpoint_save`` saves them; the DPU's registers and IRAM cannot be saved
+    (``iram=True`` raises :class:`DpuError` with ``DPU_ERR_INTERNAL``).
+
+    Attributes:
+        wram_words: the saved WRAM's size in 32-bit words (0 when not saved).
+        mram_bytes: the saved MRAM's size in bytes (0 when not saved).
     """
 
     def __init__(self, *args: Any, **kwargs: Any):
-        raise _no_checkpoints()
+        raise DpuError("a DpuContext comes from DpuSet.checkpoint()")
+
+    @classmethod
+    def _saved(cls, context: _Context) -> DpuContext:
+        self = object.__new__(cls)
+        self._context = context
+        self._free = _checkpoint_call("dpu_checkpoint_free")
+        return self
+
+    @property
+    def wram_words(self) -> int:
+        return self._context.info.wram_size if self._context.wram else 0
+
+    @property
+    def mram_bytes(self) -> int:
+        return self._context.info.mram_size if self._context.mram else 0
+
+    def wram(self) -> bytes:
+        """The saved WRAM's bytes, from address 0."""
+        if not self._context.wram:
+            return b""
+        return ctypes.string_at(self._context.wram, 4 * self._context.info.wram_size)
+
+    def __del__(self) -> None:
+        context = getattr(self, "_context", None)
+        if context is not None:
+            self._free(ctypes.byref(context))
 
     @staticmethod
     def from_buffer(buf: Any) -> DpuContext:
-        """Deserialize a context (raises :class:`DpuError` on the emulator)."""
-        raise _no_checkpoints()
-
-
-def _no_checkpoints() -> DpuError:
-    return DpuError(
-        "DPU checkpoints (DpuContext, DpuSet.checkpoint and restore) are not available on "
-        "pyupmem's emulator: read the data you need to keep with DpuSet.copy instead"
-    )
+        """Deserialize a context (raises :class:`DpuError`: the emulator does not serialize)."""
+        raise DpuError(
+            "serialized DPU contexts are not available on pyupmem's emulator: keep the "
+            "DpuContext that checkpoint() returned"
+        )
 
 
 class DpuSymbol:
@@ -593,13 +692,18 @@ class DpuSet:
             if to_dpu and all(share is not None for share in shares):
                 self._node.scatter(symbol, shares, offset, raw=True)
                 return
-            for dpu_set, share in zip(self._dpus, shares, strict=True):
-                if share is None:
-                    continue
-                if to_dpu:
-                    dpu_set._node.write(symbol, share, offset, raw=True)
-                else:
-                    dpu_set._node.read(symbol, offset=offset, out=share)
+            # As the SDK's module: each DPU's buffer prepared (None: none, so that DPU is
+            # skipped), then one transfer for the whole set.
+            node = self._node
+            call = "dpu_push_xfer"
+            resolved = node._resolve(symbol, call)
+            node._check_access(resolved, offset, size, call)
+            if size == 0:
+                return
+            arrays = [None if share is None else np.frombuffer(share, np.uint8) for share in shares]
+            addresses = [0 if array is None else _buffer_address(array) for array in arrays]
+            direction = C.DPU_XFER_TO_DPU if to_dpu else C.DPU_XFER_FROM_DPU
+            node._push(node._lib(True), direction, symbol, resolved, offset, size, addresses)
 
     # ------------------------------------------------------------------ execution
 
@@ -698,27 +802,63 @@ class DpuSet:
         single_call: bool = False,
     ) -> None:
         """Call ``fn(rank, rank_index, arg)`` for each rank of the set, or once with the
-        whole set (``single_call``, or a one-DPU set) as ``fn(set, 0, arg)``.
+        whole set (``single_call``, or a one-DPU set) as ``fn(set, 0xFFFFFFFF, arg)``, the
+        index the SDK's ``dpu_callback`` gives a call made once for the set.
 
         The calls run at once, in order, after any asynchronous launch has finished;
         ``async_mode`` and ``is_blocking`` are accepted for the SDK's signature.
         """
         self._settle()
         if single_call or isinstance(self._node, Dpu):
-            fn(self, 0, arg)
+            fn(self, ONCE_FOR_THE_SET, arg)
             return
         for index, rank in enumerate(self._ranks):
             fn(rank, index, arg)
 
     def checkpoint(self, iram: bool = True, mram: bool = True, wram: bool = True) -> DpuContext:
-        """Save a DPU's state (raises :class:`DpuError`: the emulator cannot)."""
-        raise _no_checkpoints()
+        """Save a single DPU's state with the SDK's ``dpu_checkpoint_save``: its whole MRAM
+        and WRAM. ``iram`` asks for the IRAM and the registers too, which the emulator
+        cannot save: pass ``iram=False``.
+
+        Raises:
+            DpuError: not a single DPU, a DPU that runs, or ``iram`` on the emulator
+                (``code`` is the libdpu status, ``DPU_ERR_INTERNAL`` there).
+        """
+        self._settle()
+        context = _Context()
+        status = _checkpoint_call("dpu_checkpoint_save")(
+            self._node._c, _checkpoint_flags(iram, mram, wram), ctypes.byref(context)
+        )
+        _check_checkpoint(status, "dpu_checkpoint_save", iram)
+        return DpuContext._saved(context)
 
     def restore(
         self, context: DpuContext, iram: bool = True, mram: bool = True, wram: bool = True
     ) -> None:
-        """Restore a DPU's state (raises :class:`DpuError`: the emulator cannot)."""
-        raise _no_checkpoints()
+        """Write back a single DPU's state saved by :meth:`checkpoint`
+        (``dpu_checkpoint_restore``); ``iram`` as there.
+
+        Raises:
+            DpuError: as :meth:`checkpoint`.
+        """
+        self._settle()
+        status = _checkpoint_call("dpu_checkpoint_restore")(
+            self._node._c, _checkpoint_flags(iram, mram, wram), ctypes.byref(context._context)
+        )
+        _check_checkpoint(status, "dpu_checkpoint_restore", iram)
+
+
+def _check_checkpoint(status: int, call: str, iram: bool) -> None:
+    if status == C.DPU_OK:
+        return
+    hint = (
+        ": the emulator has no DPU registers or IRAM to save; pass iram=False to checkpoint "
+        "the whole MRAM and WRAM"
+        if iram and status == C.DPU_ERR_INTERNAL
+        else ""
+    )
+    name, message = C.ERROR_NAMES.get(status, str(status)), C.ERROR_MESSAGES.get(status, "")
+    raise DpuError(f"{call} failed ({name}: {message}){hint}", code=status)
 
 
 def _compile_missing(paths: list[str]) -> None:

@@ -220,11 +220,15 @@ int main(int argc, char **argv)
         DPU_ASSERT(dpulog_read_for_dpu_(d, to_string, text));
         printf("internals_log=%s", text);
 
-        /* dpu_checkpoint.h: save the MRAM, overwrite it, restore it. */
+        /* dpu_checkpoint.h: save the MRAM and the whole WRAM, overwrite, restore; the
+         * registers (DPU_CHECKPOINT_ALL) cannot be saved. */
         struct dpu_context_t context;
-        DPU_ASSERT(dpu_checkpoint_save(dpu, DPU_CHECKPOINT_ALL, &context));
+        printf("checkpoint_all=%d\n", (int)dpu_checkpoint_save(dpu, DPU_CHECKPOINT_ALL, &context));
+        const dpu_checkpoint_flags_t memories = DPU_CHECKPOINT_MRAM | DPU_CHECKPOINT_WRAM;
+        DPU_ASSERT(dpu_checkpoint_save(dpu, memories, &context));
+        printf("checkpoint_wram_words=%u\n", (unsigned)context.info.wram_size);
         DPU_ASSERT(dpu_copy_to_mram(d, 1 << 20, (const uint8_t *)"overwritten.....", 16));
-        DPU_ASSERT(dpu_checkpoint_restore(dpu, DPU_CHECKPOINT_ALL, &context));
+        DPU_ASSERT(dpu_checkpoint_restore(dpu, memories, &context));
         DPU_ASSERT(dpu_copy_from_mram(d, raw_back, 1 << 20, sizeof(raw_back)));
         printf("checkpoint=%d\n", memcmp(raw, raw_back, sizeof(raw)) == 0);
         DPU_ASSERT(dpu_checkpoint_free(&context));

@@ -4,6 +4,7 @@
 #include <mram.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define N 64
 
@@ -19,7 +20,7 @@ int main(void)
 {
     __dma_aligned uint32_t cache[N];
     if (crash)
-        *(volatile uint32_t *)(uintptr_t)16 = 1; /* a bad pointer: the DPU faults */
+        abort(); /* the DPU faults */
     mram_read(buffer, cache, sizeof(cache));
     uint64_t sum = 0;
     for (uint32_t i = 0; i < N; i++)

@@ -19,6 +19,12 @@ before gcc's own compiler proper sees it, and rewrites, in the code and in macro
   a ``printf`` call to ``ll``, so gcc's format checks see the types the arguments now have
   (a format that reaches ``printf`` through a macro keeps its ``%ld``: gcc then warns, and
   the DPU's ``printf`` reads 64 bits all the same);
+- a variable attribute of the DPU's (``__mram``, ``__mram_noinit``, ``__host``,
+  ``__dma_aligned``) right after a pointer's ``*`` (``uint32_t *__mram_noinit table[2048];``):
+  UPMEM's clang applies its alignment and section to the variable, gcc to the pointer type
+  (and refuses an array of 4-byte pointers aligned to 8), so the attribute's address space
+  stays there and its declaration part (``__DPURT_..._ATTRIBUTES``, attributes.h) moves after
+  the declarator;
 - clang's ``#pragma unroll``, ``#pragma unroll N``, ``#pragma nounroll`` and ``#pragma clang
   loop unroll(full|disable|enable)`` / ``unroll_count(N)``, which PrIM's kernels use, to
   gcc's ``#pragma GCC unroll``, so the loop is unrolled as on a DPU (which the cost counting
@@ -72,6 +78,21 @@ INTEGER_WITH_ONE_L = re.compile(
 )
 LONG_CONVERSION = re.compile(r"%%|%[-+ #0']*(?:[0-9]+|\*)?(?:\.(?:[0-9]+|\*)?)?l(?=[diouxXn])")
 PRINTF_FUNCTIONS = frozenset({"printf", "__builtin_printf"})
+# attribute -> (its part that stays after a pointer's `*`, its part for the declaration)
+_MRAM = ("__DPURT_MRAM_SPACE", "__DPURT_MRAM_ATTRIBUTES")
+_MRAM_NOINIT = ("__DPURT_MRAM_SPACE", "__DPURT_MRAM_NOINIT_ATTRIBUTES")
+DECLARATOR_ATTRIBUTES = {
+    "__mram": _MRAM,
+    "__mram_keep": _MRAM,
+    "__mram_noinit": _MRAM_NOINIT,
+    "__mram_noinit_keep": _MRAM_NOINIT,
+    "__host": ("", "__DPURT_HOST_ATTRIBUTES"),
+    "__dma_aligned": ("", "__DPURT_DMA_ALIGNED_ATTRIBUTES"),
+}
+# what may stand between a pointer's `*` and such an attribute
+POINTER_QUALIFIERS = frozenset(
+    "const volatile restrict __restrict __restrict__ __volatile __volatile__ __mram_ptr".split()
+)
 
 
 def _widen_suffix(number: str) -> str:
@@ -118,6 +139,12 @@ def _rewrite_code(source: str) -> str:
     run_words: list[str] = []
     # 0: not after printf; 1: after printf; 2: after printf and '(' (in its format)
     printf_state = 0
+    after_star = False  # after a pointer's `*` and any qualifiers
+    # a declaration part waiting for the end of its declarator; the declarator's state:
+    # 0 before its name, 1 after it, or inside that many levels of [ ] plus one
+    moved: str | None = None
+    moved_from, moved_at = "", 0  # the attribute as written, and where it stands in `pieces`
+    declarator = 0
 
     def end_run() -> None:
         if run_words.count("long") == 1 and "double" not in run_words:
@@ -137,13 +164,32 @@ def _rewrite_code(source: str) -> str:
                 text = _unroll_pragma(text)
             pieces.append(text)
             continue
+        if moved is not None:
+            if declarator == 0 and kind != "identifier":  # not a declaration (a cast ...)
+                pieces[moved_at] = moved_from
+                moved = None
+            elif declarator == 0:
+                declarator = 1
+            elif declarator >= 1 and text == "[":
+                declarator += 1
+            elif declarator > 1 and text == "]":
+                declarator -= 1
+            elif declarator == 1:
+                pieces.append(f" {moved} ")
+                moved = None
         if kind == "identifier" and text in SPECIFIERS:
             run.append(len(pieces))
             run_words.append(text)
             pieces.append(text)
             printf_state = 0
+            after_star = after_star and text in POINTER_QUALIFIERS
             continue
         end_run()
+        if after_star and moved is None and text in DECLARATOR_ATTRIBUTES:
+            moved_from, moved_at = text, len(pieces)
+            text, moved = DECLARATOR_ATTRIBUTES[text]
+            declarator = 0
+        after_star = text == "*" or (after_star and text in POINTER_QUALIFIERS)
         if kind == "number":
             text = _widen_suffix(text)
         elif kind == "string" and printf_state == 2:

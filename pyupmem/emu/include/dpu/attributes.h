@@ -18,15 +18,24 @@
  * also in the ordinary address space (_dpu_program.h tells the worker). */
 #include <_dpu_address_space.h>
 
-#define __host __attribute__((aligned(8), used))
-#define __mram __DPURT_MRAM_SPACE __attribute__((section("dpu_mram"), aligned(8), used))
-#define __mram_noinit                                                                              \
-    __DPURT_MRAM_SPACE __attribute__((section(__DPURT_NOINIT_SECTION), aligned(8), used))
+/* Each attribute's declaration part apart: after a pointer's `*` (an array of pointers in
+ * MRAM, `uint32_t *__mram_noinit table[2048];`), UPMEM's clang applies alignment and section
+ * to the variable, gcc to the pointer type (and refuses an array of 4-byte elements aligned to
+ * 8); the DPU source step (dpu_source.py) moves these parts after the declarator there. */
+#define __DPURT_HOST_ATTRIBUTES __attribute__((aligned(8), used))
+#define __DPURT_MRAM_ATTRIBUTES __attribute__((section("dpu_mram"), aligned(8), used))
+#define __DPURT_MRAM_NOINIT_ATTRIBUTES                                                            \
+    __attribute__((section(__DPURT_NOINIT_SECTION), aligned(8), used))
+#define __DPURT_DMA_ALIGNED_ATTRIBUTES __attribute__((aligned(8)))
+
+#define __host __DPURT_HOST_ATTRIBUTES
+#define __mram __DPURT_MRAM_SPACE __DPURT_MRAM_ATTRIBUTES
+#define __mram_noinit __DPURT_MRAM_SPACE __DPURT_MRAM_NOINIT_ATTRIBUTES
 #define __mram_keep __mram
 #define __mram_noinit_keep __mram_noinit
 #define __mram_ptr __DPURT_MRAM_SPACE
 #define __mram_fct
-#define __dma_aligned __attribute__((aligned(8)))
+#define __dma_aligned __DPURT_DMA_ALIGNED_ATTRIBUTES
 #define __keep __attribute__((used))
 #define __noinline __attribute__((noinline))
 #define __atomic_bit

@@ -1,11 +1,13 @@
 /* dpu_checkpoint.h: saving and restoring a DPU's state (debuggers). dpu.h includes it.
  *
- * In the emulator, dpu_checkpoint_save copies a single DPU's MRAM (DPU_CHECKPOINT_MRAM) and
- * WRAM (DPU_CHECKPOINT_WRAM) into newly allocated buffers of the context, and
- * dpu_checkpoint_restore writes them back; the DPU must have a program loaded and be idle.
- * Its registers and IRAM are native host state: DPU_CHECKPOINT_INTERNAL and
- * DPU_CHECKPOINT_IRAM are ignored (the context's iram, registers ... stay NULL).
- * Serialising a context is not supported (DPU_ERR_INTERNAL). */
+ * In the emulator, dpu_checkpoint_save copies a single DPU's whole MRAM (DPU_CHECKPOINT_MRAM,
+ * 64 MiB) and whole WRAM (DPU_CHECKPOINT_WRAM, info.wram_size words: 16,384 on a v1A chip;
+ * the program's variables from address 0, zeros where a DPU keeps stacks and heap) into
+ * newly allocated buffers of the context, and dpu_checkpoint_restore writes them back; the
+ * DPU must have a program loaded and be idle. Its registers and IRAM are native host state:
+ * DPU_CHECKPOINT_INTERNAL or DPU_CHECKPOINT_IRAM (and so DPU_CHECKPOINT_ALL) make both calls
+ * fail with DPU_ERR_INTERNAL and a message. Serialising a context is not supported
+ * (DPU_ERR_INTERNAL). */
 #ifndef DPU_CHECKPOINT_H
 #define DPU_CHECKPOINT_H
 

@@ -247,30 +247,43 @@ static dpu_error_t checkpoint_dpu(struct dpu_set_t set, struct dpu_t **dpu)
     return running(*dpu) ? DPU_ERR_DPU_ALREADY_RUNNING : DPU_OK;
 }
 
+/* What the emulator cannot save: a DPU's registers, PCs and IRAM are native host state. */
+#define NO_REGISTERS                                                                               \
+    "the emulator runs DPU code natively, with no DPU registers or IRAM to save: checkpoint "    \
+    "DPU_CHECKPOINT_MRAM | DPU_CHECKPOINT_WRAM (the whole 64 MiB MRAM and the whole WRAM)"
+
 dpu_error_t dpu_checkpoint_save(struct dpu_set_t set, dpu_checkpoint_flags_t flags, struct dpu_context_t *context)
 {
     struct dpu_t *dpu;
     dpu_error_t status = checkpoint_dpu(set, &dpu);
     if (status != DPU_OK)
         return status;
-    uint64_t wram_size = 0;
-    uint8_t *wram = wram_of(dpu, &wram_size);
+    if (flags & (DPU_CHECKPOINT_INTERNAL | DPU_CHECKPOINT_IRAM))
+        return emu_unsupported("dpu_checkpoint_save of DPU_CHECKPOINT_INTERNAL or _IRAM", NO_REGISTERS);
+    uint64_t program_wram = 0;
+    uint8_t *wram = wram_of(dpu, &program_wram);
+    /* The whole WRAM, as the SDK saves it (wram_size words): the program's part from
+     * address 0, then zeros where a DPU keeps the stacks and the heap (the emulator keeps
+     * them in the DPU's worker). */
+    uint32_t wram_bytes = dpu->allocation->profile.chip->wram_size;
+    if (program_wram > wram_bytes)
+        program_wram = wram_bytes;
     memset(context, 0, sizeof(*context)); /* free the buffers with dpu_checkpoint_free */
     context->info.nr_threads = EMU_MAX_TASKLETS;
     context->info.nr_registers = 24;
     context->info.nr_atomic_bits = 256;
     context->info.iram_size = 0; /* native code: no IRAM */
     context->info.mram_size = EMU_MRAM_SIZE;
-    context->info.wram_size = (wram_size_t)(wram_size / 4);
+    context->info.wram_size = (wram_size_t)(wram_bytes / 4);
     if (flags & DPU_CHECKPOINT_MRAM) {
         if ((context->mram = malloc(EMU_MRAM_SIZE)) == NULL) /* the caller's fields may be unset */
             return DPU_ERR_SYSTEM;
         memcpy(context->mram, mram_of(dpu), EMU_MRAM_SIZE);
     }
     if (flags & DPU_CHECKPOINT_WRAM) {
-        if ((context->wram = malloc(wram_size)) == NULL)
+        if ((context->wram = calloc(wram_bytes / 4, 4)) == NULL)
             return DPU_ERR_SYSTEM;
-        memcpy(context->wram, wram, wram_size);
+        memcpy(context->wram, wram, program_wram);
     }
     return DPU_OK;
 }
@@ -282,12 +295,15 @@ dpu_error_t dpu_checkpoint_restore(struct dpu_set_t set, dpu_checkpoint_flags_t 
     dpu_error_t status = checkpoint_dpu(set, &dpu);
     if (status != DPU_OK)
         return status;
-    uint64_t wram_size = 0;
-    uint8_t *wram = wram_of(dpu, &wram_size);
+    if (flags & (DPU_CHECKPOINT_INTERNAL | DPU_CHECKPOINT_IRAM))
+        return emu_unsupported("dpu_checkpoint_restore of DPU_CHECKPOINT_INTERNAL or _IRAM",
+                               NO_REGISTERS);
+    uint64_t program_wram = 0;
+    uint8_t *wram = wram_of(dpu, &program_wram);
     if ((flags & DPU_CHECKPOINT_WRAM) && context->wram != NULL) {
-        if ((uint64_t)context->info.wram_size * 4 != wram_size)
-            return DPU_ERR_INVALID_WRAM_ACCESS; /* saved from another program */
-        memcpy(wram, context->wram, wram_size);
+        if ((uint64_t)context->info.wram_size * 4 < program_wram)
+            return DPU_ERR_INVALID_WRAM_ACCESS; /* not a whole WRAM */
+        memcpy(wram, context->wram, program_wram);
     }
     if ((flags & DPU_CHECKPOINT_MRAM) && context->mram != NULL)
         memcpy(mram_of(dpu), context->mram, EMU_MRAM_SIZE);

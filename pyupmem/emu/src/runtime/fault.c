@@ -81,24 +81,96 @@ void __dpurt_fault_dpu(const char *format, ...)
     report_fault(message);
 }
 
-void __dpurt_fault(const char *file, int line, const char *format, ...)
+static uintptr_t program_pc(uintptr_t pc, uintptr_t sp);
+
+/* Where the running tasklet is in the program: the function of the program's call that led
+ * into the runtime, and the file and line the caller names (the program's own __FILE__ and
+ * __LINE__) or, without them, the line table's. */
+static void locate_caller(const char *file, int line, struct dpurt_location *where)
+{
+    struct dpurt_location found = {.function = "", .file = "?", .line = 0};
+    __dpurt_locate_pc(program_pc(0, 0), &found);
+    *where = found;
+    if (file != NULL) {
+        snprintf(where->file, sizeof(where->file), "%s", file);
+        where->line = line;
+    }
+}
+
+/* " (tasklet N, in FUNCTION() at FILE:LINE)", or as much of it as is known. */
+static void append_place(char *message, size_t size, const struct dpurt_location *where)
+{
+    size_t length = strlen(message);
+    if (length >= size - 1)
+        return;
+    char *out = message + length;
+    size -= length;
+    if (where == NULL)
+        return; /* the message names its place itself */
+    if (where->function[0] != '\0' && where->line > 0)
+        snprintf(out, size, " (tasklet %u, in %s() at %s:%d)", __dpurt.current, where->function,
+                 where->file, where->line);
+    else if (where->function[0] != '\0')
+        snprintf(out, size, " (tasklet %u, in %s(); build with -g for its line)", __dpurt.current,
+                 where->function);
+    else
+        snprintf(out, size, " (tasklet %u, %s:%d)", __dpurt.current, where->file, where->line);
+}
+
+static __attribute__((noreturn)) void fault_v(const struct dpurt_location *where, const char *format,
+                                              va_list args)
 {
     char message[EMU_FAULT_SIZE];
-    va_list args;
-    va_start(args, format);
-    int length = vsnprintf(message, sizeof(message), format, args);
-    va_end(args);
-    if (length < 0 || (size_t)length >= sizeof(message))
-        length = (int)strlen(message);
-    if (file != NULL)
-        snprintf(message + length, sizeof(message) - (size_t)length, " (tasklet %u, %s:%d)",
-                 __dpurt.current, file, line);
-    else
-        snprintf(message + length, sizeof(message) - (size_t)length, " (tasklet %u)", __dpurt.current);
+    vsnprintf(message, sizeof(message), format, args);
+    append_place(message, sizeof(message), where);
     report_fault(message);
 }
 
+void __dpurt_fault_at(const struct dpurt_location *where, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fault_v(where, format, args);
+}
+
+void __dpurt_fault(const char *file, int line, const char *format, ...)
+{
+    struct dpurt_location where;
+    locate_caller(file, line, &where);
+    va_list args;
+    va_start(args, format);
+    if (file == NULL && where.function[0] == '\0') { /* not in the program's code */
+        char message[EMU_FAULT_SIZE];
+        vsnprintf(message, sizeof(message), format, args);
+        size_t length = strlen(message);
+        snprintf(message + length, sizeof(message) - length, " (tasklet %u)", __dpurt.current);
+        report_fault(message);
+    }
+    fault_v(&where, format, args);
+}
+
+static void warn_v(const char *rule, const char *file, int line, const struct dpurt_location *at,
+                   const char *format, va_list args);
+
 void __dpurt_warn_once(const char *rule, const char *file, int line, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    warn_v(rule, file, line, NULL, format, args);
+    va_end(args);
+}
+
+void __dpurt_warn_once_at(const char *rule, const struct dpurt_location *where, const char *format,
+                          ...)
+{
+    va_list args;
+    va_start(args, format);
+    warn_v(rule, where->file, where->line, where, format, args);
+    va_end(args);
+}
+
+static void warn_v(const char *rule, const char *file, int line, const struct dpurt_location *at,
+                   const char *format, va_list args)
 {
     /* One warning per (rule, source line) for the whole allocation: the table lives in
      * the control block that every DPU of the allocation shares. */
@@ -125,15 +197,18 @@ void __dpurt_warn_once(const char *rule, const char *file, int line, const char 
     }
     if (quiet())
         return;
-    char message[768];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message, sizeof(message), format, args);
-    va_end(args);
+    struct dpurt_location where;
+    if (at != NULL)
+        where = *at;
+    else
+        locate_caller(file, line, &where); /* only for a fresh warning: addr2line is a process */
+    char message[1024];
+    vsnprintf(message, 768, format, args);
+    append_place(message, sizeof(message), &where);
     fprintf(stderr,
-            "pyupmem emulator: DPU#0x%x: warning: %s (tasklet %u, %s:%d); this breaks a documented "
-            "rule: set PYUPMEM_EMU_STRICT=1 to make it a fault\n",
-            __dpurt.slot ? __dpurt.slot->dpu_id : 0, message, __dpurt.current, file ? file : "?", line);
+            "pyupmem emulator: DPU#0x%x: warning: %s; this breaks a documented rule: set "
+            "PYUPMEM_EMU_STRICT=1 to make it a fault\n",
+            __dpurt.slot ? __dpurt.slot->dpu_id : 0, message);
 }
 
 /* The first address of the DPU program's own code on the faulting stack: `pc` itself, or
@@ -197,18 +272,25 @@ bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
     char *function = strtok(text, "\n"), *place = strtok(NULL, "\n");
     char *colon = place ? strrchr(place, ':') : NULL;
     /* Line 0: no line table for the address (a program built without -g), whatever file
-     * addr2line names. */
-    bool found = function != NULL && colon != NULL && strncmp(place, "??", 2) != 0 &&
-                 atoi(colon + 1) > 0;
+     * addr2line names; the function still comes from the symbol table. */
+    bool has_line = colon != NULL && strncmp(place, "??", 2) != 0 && atoi(colon + 1) > 0;
+    bool found = function != NULL && strncmp(function, "??", 2) != 0;
     if (found) {
-        *colon = '\0';
         if (strcmp(function, "dpu_main") == 0)
             function = "main"; /* the program's main, renamed by the toolchain */
         char *parameters = strchr(function, '('); /* C++ (-C demangles): its name only */
         if (parameters != NULL && parameters != function)
             *parameters = '\0';
-        const char *file = strrchr(place, '/');
+        char *clone = strchr(function, '.'); /* gcc's copies: f.constprop.0, f.part.0, f.cold */
+        if (clone != NULL && clone != function)
+            *clone = '\0';
         snprintf(where->function, sizeof(where->function), "%s", function);
+        snprintf(where->file, sizeof(where->file), "?");
+        where->line = 0;
+    }
+    if (found && has_line) {
+        *colon = '\0';
+        const char *file = strrchr(place, '/');
         snprintf(where->file, sizeof(where->file), "%s", file ? file + 1 : place);
         where->line = atoi(colon + 1); /* "12 (discriminator 3)" reads as 12 */
     }
@@ -223,21 +305,24 @@ bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where)
 /* " in FUNCTION() at FILE:LINE" for a program address; "" when it cannot tell. */
 static void describe_program_pc(uintptr_t pc, char *out, size_t size)
 {
-    struct dpurt_location where;
+    struct dpurt_location where = {.function = "", .file = "?", .line = 0};
     out[0] = '\0';
-    if (__dpurt_locate_pc(pc, &where))
+    if (__dpurt_locate_pc(pc, &where) && where.line > 0)
         snprintf(out, size, " in %s() at %s:%d", where.function, where.file, where.line);
+    else if (where.function[0] != '\0')
+        snprintf(out, size, " in %s() (build with -g for its line)", where.function);
 }
 
 static void on_signal(int signo, siginfo_t *info, void *context)
 {
-    if (signo == SIGSEGV && __dpurt_plain_mram_access(info->si_addr, context))
+    if (signo == SIGSEGV && (__dpurt_plain_mram_access(info->si_addr, context) ||
+                             __dpurt_low_address_access(info->si_addr, context)))
         return; /* the access is stepped onto WRAM, as on a DPU */
     if (signo == SIGTRAP && __dpurt_step_done(context))
         return;
     uintptr_t pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
     uintptr_t sp = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP];
-    char where[256] = "";
+    char where[512] = "";
     Dl_info symbol;
     describe_program_pc(program_pc(pc, sp), where, sizeof(where));
     if (where[0] != '\0')
@@ -256,7 +341,7 @@ static void on_signal(int signo, siginfo_t *info, void *context)
     case SIGABRT: what = "abort() called (SIGABRT)"; break;
     default: what = "trap (SIGTRAP)"; break;
     }
-    char message[512];
+    char message[1024];
     unsigned overflowed;
     uint32_t stack_size, mram_address;
     if (signo == SIGSEGV && __dpurt_in_stack_guard(info->si_addr, &overflowed, &stack_size))
@@ -299,9 +384,9 @@ void __dpurt_install_fault_handlers(void)
 /* abort() of a DPU program (stdlib.h): the DPU faults, at the program's call. */
 void __dpurt_abort(void)
 {
-    char where[256] = "";
+    char where[512] = "";
     describe_program_pc(program_pc(0, 0), where, sizeof(where));
-    __dpurt_fault(NULL, 0, "abort() called (SIGABRT)%s", where);
+    __dpurt_fault_at(NULL, "abort() called (SIGABRT)%s (tasklet %u)", where, __dpurt.current);
 }
 
 /* assert() of a DPU program: the message goes to the fault, with the file and line that
@@ -315,5 +400,6 @@ void __assert_fail(const char *assertion, const char *file, unsigned int line,
         function = __dpurt_locate_pc(program_pc(0, 0), &where) ? where.function : "?";
     else if (strcmp(function, "dpu_main") == 0)
         function = "main"; /* the toolchain renames the program's main */
-    __dpurt_fault(file, (int)line, "assertion failed: %s in %s()", assertion, function);
+    __dpurt_fault_at(NULL, "assertion failed: %s in %s() (tasklet %u, %s:%u)", assertion, function,
+                     __dpurt.current, file, line);
 }

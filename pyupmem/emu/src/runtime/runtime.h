@@ -116,9 +116,17 @@ void __dpurt_install_fault_handlers(void);
 void __dpurt_fault_dpu(const char *format, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void __dpurt_log_append(const char *text, size_t length);
 void __dpurt_launch_finished(uint32_t final_state);
-/* Prints a warning once per (rule, source line) for the whole process. */
+/* Prints a warning once per (rule, source line) for the whole process. Warnings and faults
+ * name the program's function (of its call into the runtime) and the file and line given,
+ * else the line table's. */
 void __dpurt_warn_once(const char *rule, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+struct dpurt_location;
+/* The same at a place already known (a trapped instruction's). */
+void __dpurt_warn_once_at(const char *rule, const struct dpurt_location *where, const char *format,
+                          ...) __attribute__((format(printf, 3, 4)));
+void __dpurt_fault_at(const struct dpurt_location *where, const char *format, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
 
 /* address_spaces.c: MRAM through gs; an ordinary access at an MRAM address reaches WRAM at
  * its low 16 bits, as on a DPU */
@@ -131,13 +139,18 @@ void __dpurt_keep_wram(int fd, off_t offset, uintptr_t start, size_t bytes);
  * stepped; SIGTRAP: true when that step is done. */
 bool __dpurt_plain_mram_access(const void *address, void *context);
 bool __dpurt_step_done(void *context);
+/* SIGSEGV below 64 KiB: a null or stray pointer, a DPU WRAM address; true when the access is
+ * being stepped onto this DPU's WRAM. */
+bool __dpurt_low_address_access(const void *address, void *context);
+/* A launch starts: MRAM pages mapped onto WRAM by the last one trap again. */
+void __dpurt_unalias_mram(void);
 /* Whether `address` (a faulting host address) is in the window of __seg_gs, MRAM's own
  * address space, outside MRAM; its address there in `mram_address`. */
 bool __dpurt_outside_mram(const void *address, uint32_t *mram_address);
 /* Where the program's code at `pc` is in its source (fault.c); false when unknown. */
 struct dpurt_location {
     char function[64];
-    char file[128]; /* its name, without folders */
+    char file[256]; /* its name, without folders, or the path the program's __FILE__ gives */
     int line;
 };
 bool __dpurt_locate_pc(uintptr_t pc, struct dpurt_location *where);

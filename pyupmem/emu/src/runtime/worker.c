@@ -108,6 +108,7 @@ static __attribute__((noreturn)) void worker_main(pid_t zygote, uint32_t slot_in
             continue;
         slot->log_len = 0;
         slot->log_truncated = 0;
+        __dpurt_unalias_mram(); /* each launch warns again about the lines it reaches first */
         uint64_t start = __dpurt_now_ns();
         __dpurt_run_launch();
         slot->last_launch_ns = __dpurt_now_ns() - start;
