@@ -22,6 +22,7 @@ import numpy as np
 from pyupmem.build.builder import build_program, is_source_text
 from pyupmem.build.program import Program, Symbol
 from pyupmem.dpus.dpuset import DpuSet as _PimSet
+from pyupmem.dpus.transfer_rules import check_access
 from pyupmem.dpus.views import Dpu, Rank
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import CompileError, DpuProgramError, DpuSymbolError, PyUpmemError
@@ -697,7 +698,7 @@ class DpuSet:
             node = self._node
             call = "dpu_push_xfer"
             resolved = node._resolve(symbol, call)
-            node._check_access(resolved, offset, size, call)
+            check_access(resolved, offset, size, call)
             if size == 0:
                 return
             arrays = [None if share is None else np.frombuffer(share, np.uint8) for share in shares]
