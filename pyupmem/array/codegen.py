@@ -213,6 +213,8 @@ def elementwise_source(
     block.add("count", np.uint32)
     if uses_index:
         block.add("first", np.uint64)
+    if "__pim_args.size" in body:
+        block.add("size", np.uint64)  # CuPy's _in_ind.size()
     buffers, of_input, of_output = _buffers(inputs, outputs)
     elements = block_elements([d.itemsize for _, d in buffers], nr_tasklets)
     setup, loads, reads, writes, stores = [], [], [], [], []
@@ -311,6 +313,8 @@ def reduction_source(
     block.add("mode", np.uint32)
     if uses_index:
         block.add("first", np.uint64)
+    if "__pim_args.size" in map_expr + (post_map[0] if post_map else ""):
+        block.add("size", np.uint64)  # CuPy's _in_ind.size()
     buffers, of_input, _ = _buffers(inputs, [])
     rtype = c_type(reduce_dtype)
     elements = block_elements([d.itemsize for _, d in buffers], nr_tasklets)

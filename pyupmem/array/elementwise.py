@@ -97,7 +97,7 @@ def _helpers(ufunc: str, dtype: np.dtype) -> tuple[str, str]:
             f"static inline {t} {name}({t} a, {t} b)\n{{\n"
             "    if (b == 0 || b == -1) return 0;\n"
             f"    {t} r = ({t})(a % b);\n"
-            "    if (r != 0 && ((r < 0) != (b < 0))) r = ({t})(r + b);\n"
+            f"    if (r != 0 && ((r < 0) != (b < 0))) r = ({t})(r + b);\n"
             "    return r;\n}\n"
         )
     return name, code
@@ -169,7 +169,7 @@ def expression(ufunc: np.ufunc, loop: tuple[np.dtype, ...], names: list[str]) ->
                 return a, ""
             return f"({t})({a} < 0 ? 0 - ({w}){a} : ({w}){a})", ""
     elif kind == "f":
-        arith = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/"}
+        arith = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "true_divide": "/"}
         if name in arith:
             return f"({t})({a} {arith[name]} {b})", ""
         if name == "negative":
@@ -248,6 +248,7 @@ def run(
     )
     values["count"] = layout.element_counts()
     values["first"] = layout.element_firsts()
+    values["size"] = layout.size
     launch(layout.dpus, program(source, name=name), block.pack(len(layout.dpus), values))
     return results
 

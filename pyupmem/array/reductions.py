@@ -82,7 +82,7 @@ def run_reduction(
         uses_index, post_map,
     )
     built = program(source, name=name)
-    values.update(count=layout.element_counts(), first=layout.element_firsts(), mode=0,
+    values.update(count=layout.element_counts(), first=layout.element_firsts(), mode=0, size=layout.size,
                   a_partials=0)
     partials = None
     if layout.size:

@@ -1,0 +1,451 @@
+"""Operations whose elements depend on others: the scan, selection, histogram, and the
+matrix-vector product, each a generated kernel in PrIM's manner.
+
+- :func:`cumsum`: two launches, as PrIM's SCAN-SSA: each tasklet sums its contiguous
+  chunk of its DPU's share; the host turns those totals, in order, into each tasklet's
+  starting value (``Inter-DPU``); each tasklet then scans its chunk from there.
+- :func:`select` (``a[mask]``): each tasklet copies the selected elements of its chunk,
+  in order, to the start of that chunk of a scratch array and counts them; the host
+  brings back the pieces, joins them in order and sends the result back as a new array
+  (so ``a[mask]`` costs a round trip through the host, as PrIM's SEL brings its result
+  back).
+- :func:`histogram`: NumPy's algorithm for equal bins (the bin from the scaled value, then
+  NumPy's corrections within an ulp of an edge), per tasklet in WRAM, summed per DPU by
+  tasklet 0 and over the DPUs by the host.
+- :func:`matvec` (``W @ x``): every DPU holds rows of ``W`` and a copy of ``x``; each
+  tasklet takes pairs of rows and accumulates their dot products in blocks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
+from pyupmem.array.allocator import allocator_for
+from pyupmem.array.codegen import PRELUDE, ArgBlock, block_elements, c_type
+from pyupmem.array.launching import heap_address, launch, nr_tasklets, phase, program
+from pyupmem.array.pimarray import PimArray, asarray, empty
+from pyupmem.errors import ArgumentTypeError, ArgumentValueError, UnsupportedError
+
+__all__ = ["cumsum", "select", "histogram", "matvec"]
+
+
+def _chunking(elements: int) -> list[str]:
+    """C lines giving this tasklet's contiguous chunk [begin, end) of ``count`` elements,
+    in whole blocks of ``elements`` (so chunks start 8-byte aligned)."""
+    return [
+        "    const uint32_t count = __pim_args.count;",
+        f"    const uint32_t blocks = (count + {elements}u - 1) / {elements}u;",
+        "    const uint32_t per = (blocks + NR_TASKLETS - 1) / NR_TASKLETS;",
+        f"    uint32_t begin = me() * per * {elements}u;",
+        f"    uint32_t end = begin + per * {elements}u;",
+        "    if (begin > count) begin = count;",
+        "    if (end > count) end = count;",
+    ]
+
+
+def _wrap_add(dtype: np.dtype, a: str, b: str) -> str:
+    if dtype.kind in "iu":
+        w = "uint64_t" if dtype.itemsize == 8 else "uint32_t"
+        return f"({c_type(dtype)})(({w}){a} + ({w}){b})"
+    return f"({a} + {b})"
+
+
+# ------------------------------------------------------------------ cumsum
+
+
+def cumsum(array: PimArray) -> PimArray:
+    """``numpy.cumsum(array)``: the inclusive running sum over the whole (flattened)
+    array, across all DPUs, as a new 1-D array with the same shares; NumPy's dtype
+    (int64 for small signed integers ...). Integer results are exact (wrapping as
+    NumPy's); float results add in another order than NumPy's, so the last bits differ."""
+    if not isinstance(array, PimArray):
+        raise ArgumentTypeError(f"cumsum() takes a PimArray, not {type(array).__name__}")
+    array._check_alive()
+    out_dtype = np.cumsum(np.ones(1, array.dtype)).dtype
+    dpus = array.dpus
+    result = empty((array.size,), out_dtype, dpus, counts=array.element_counts())
+    if array.size == 0:
+        return result
+    tasklets = nr_tasklets()
+    it, ot = c_type(array.dtype), c_type(out_dtype)
+    isz, osz = array.itemsize, out_dtype.itemsize
+    elements = block_elements([isz, osz], tasklets)
+    block = ArgBlock()
+    for name, dtype in (("count", np.uint32), ("mode", np.uint32), ("a_in", np.uint32),
+                        ("a_out", np.uint32)):
+        block.add(name, dtype)
+    step = _wrap_add(out_dtype, "acc", f"({ot})bin[k]")
+    source = "\n".join([
+        PRELUDE, block.c_declaration(),
+        f"__host {ot} __pim_totals[NR_TASKLETS]; /* pass 0: each tasklet's chunk total */",
+        f"__host {ot} __pim_bases[NR_TASKLETS];  /* pass 1: the sum before its chunk */",
+        "int main(void)", "{",
+        "    if (me() == 0)", "        mem_reset();", "    barrier_wait(&__pim_barrier);",
+        *_chunking(elements),
+        f"    {it} *bin = mem_alloc({elements * isz});",
+        f"    {ot} *bout = mem_alloc({elements * osz});",
+        "    const int scan = __pim_args.mode == 1;",
+        f"    {ot} acc = scan ? __pim_bases[me()] : 0;",
+        f"    for (uint32_t start = begin; start < end; start += {elements}u) {{",
+        f"        const uint32_t n = end - start < {elements}u ? end - start : {elements}u;",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n * {isz}u));",
+        "        if (!scan) {",
+        "            for (uint32_t k = 0; k < n; k++)",
+        f"                acc = {step};",
+        "            continue;",
+        "        }",
+        "        for (uint32_t k = 0; k < n; k++) {",
+        f"            acc = {step};",
+        "            bout[k] = acc;",
+        "        }",
+        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + start * {osz}u), __PIM_ROUND8(n * {osz}u));",
+        "    }",
+        "    if (!scan)", "        __pim_totals[me()] = acc;",
+        "    return 0;", "}", "",
+    ])
+    built = program(source, tasklets, "pim_cumsum")
+    values = {"count": array.element_counts(), "mode": 0, "a_in": array.offset,
+              "a_out": result.offset}
+    launch(dpus, built, block.pack(len(dpus), values))
+    with phase("DPU-CPU"):
+        totals = dpus.gather("__pim_totals", out_dtype, tasklets, raw=True)
+    with phase("Inter-DPU"):
+        flat = totals.reshape(-1)
+        bases = np.zeros_like(flat)
+        bases[1:] = np.cumsum(flat[:-1], dtype=out_dtype)
+        bases = bases.reshape(totals.shape)
+    with phase("CPU-DPU"):
+        dpus.scatter("__pim_bases", bases, raw=True)
+    values["mode"] = 1
+    launch(dpus, built, block.pack(len(dpus), values))
+    return result
+
+
+# ------------------------------------------------------------------ select
+
+
+def select(array: PimArray, mask: PimArray) -> PimArray:
+    """``array[mask]`` for a bool ``mask`` of the same shape and shares: the elements where
+    ``mask`` is true, in order, as a new 1-D array (see the module: its pieces come back
+    through the host and are sent again)."""
+    if not isinstance(mask, PimArray) or mask.dtype != np.bool_:
+        raise ArgumentTypeError("a[mask] needs mask as a bool PimArray (e.g. a > 0)")
+    if mask.shape != array.shape or not mask.same_layout(array):
+        raise ArgumentValueError(
+            f"a[mask] needs a mask of the same shape and shares as the array, got "
+            f"{mask!r} for {array!r}"
+        )
+    array._check_alive()
+    mask._check_alive()
+    dpus = array.dpus
+    if array.size == 0:
+        return empty((0,), array.dtype, dpus)
+    tasklets = nr_tasklets()
+    t, isz = c_type(array.dtype), array.itemsize
+    elements = block_elements([isz, 1, isz], tasklets)
+    block = ArgBlock()
+    for name in ("count", "a_in", "a_mask", "a_out"):
+        block.add(name, np.uint32)
+    source = "\n".join([
+        PRELUDE, block.c_declaration(),
+        "__host uint32_t __pim_selected[NR_TASKLETS]; /* elements each tasklet kept */",
+        "int main(void)", "{",
+        "    if (me() == 0)", "        mem_reset();", "    barrier_wait(&__pim_barrier);",
+        *_chunking(elements),
+        f"    {t} *bin = mem_alloc({elements * isz});",
+        f"    uint8_t *bmask = mem_alloc({elements});",
+        f"    {t} *bout = mem_alloc({elements * isz});",
+        "    uint32_t kept = 0, held = 0, written = begin;",
+        f"    for (uint32_t start = begin; start < end; start += {elements}u) {{",
+        f"        const uint32_t n = end - start < {elements}u ? end - start : {elements}u;",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n * {isz}u));",
+        "        mram_read(__PIM_MRAM(__pim_args.a_mask + start), bmask, __PIM_ROUND8(n));",
+        "        for (uint32_t k = 0; k < n; k++) {",
+        "            if (bmask[k]) {",
+        "                bout[held++] = bin[k];",
+        f"                if (held == {elements}u) {{ /* a full block: write it */",
+        f"                    mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u), {elements * isz}u);",
+        f"                    written += {elements}u;",
+        "                    kept += held;",
+        "                    held = 0;",
+        "                }",
+        "            }",
+        "        }",
+        "    }",
+        "    if (held)",
+        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u), __PIM_ROUND8(held * {isz}u));",
+        "    __pim_selected[me()] = kept + held;",
+        "    return 0;", "}", "",
+    ])
+    scratch = empty(array.shape, array.dtype, dpus, counts=array.counts)
+    try:
+        built = program(source, tasklets, "pim_select")
+        values = {"count": array.element_counts(), "a_in": array.offset,
+                  "a_mask": mask.offset, "a_out": scratch.offset}
+        launch(dpus, built, block.pack(len(dpus), values))
+        with phase("DPU-CPU"):
+            kept = dpus.gather("__pim_selected", np.uint32, tasklets, raw=True)
+            shares = dpus.gather(DPU_MRAM_HEAP_POINTER_NAME, np.uint8, scratch.share_bytes,
+                                 offset=scratch.offset - heap_address(dpus))
+        with phase("Inter-DPU"):
+            counts = array.element_counts()
+            blocks = -(-counts // elements)
+            per = -(-blocks // tasklets) * elements
+            pieces = []
+            for dpu in range(len(dpus)):
+                data = shares[dpu].view(array.dtype)
+                for tasklet in range(tasklets):
+                    begin = int(tasklet * per[dpu])
+                    pieces.append(data[begin : begin + int(kept[dpu, tasklet])])
+            selected = np.concatenate(pieces) if pieces else np.zeros(0, array.dtype)
+    finally:
+        scratch.free()
+    return asarray(selected, dpus)
+
+
+# ------------------------------------------------------------------ histogram
+
+
+def _outer_edges(array: PimArray, range_: Any) -> tuple[Any, Any]:
+    """NumPy's ``_get_outer_edges``: the range given, else the data's min and max."""
+    if range_ is not None:
+        first, last = range_
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    elif array.size == 0:
+        first, last = 0, 1
+    else:
+        first, last = array.min(), array.max()
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.histogram(array, bins, range=range)`` for ``bins`` equal bins: the counts
+    (int64) and the edges, as NumPy gives them. Elements outside the range (and NaN) are
+    not counted; the last bin includes its right edge.
+
+    Raises:
+        UnsupportedError: ``bins`` given as edges (only a number of bins is generated).
+        ArgumentValueError: too many bins for the tasklets' WRAM (fewer tasklets help).
+    """
+    if not isinstance(array, PimArray):
+        raise ArgumentTypeError(f"histogram() takes a PimArray, not {type(array).__name__}")
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer):
+        raise UnsupportedError(
+            "histogram() on the DPUs takes bins as a number of equal bins; for explicit "
+            "edges use numpy.histogram(a.get(), bins)"
+        )
+    bins = int(bins)
+    if bins < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    array._check_alive()
+    first, last = _outer_edges(array, range)
+    bin_type = np.result_type(first, last, np.ones(1, array.dtype))
+    if np.issubdtype(bin_type, np.integer) or bin_type == np.bool_:
+        bin_type = np.dtype(np.float64)
+    edges = np.linspace(first, last, bins + 1, endpoint=True, dtype=bin_type)
+    counts = np.zeros(bins, np.int64)
+    if array.size == 0:
+        return counts, edges
+    tasklets = nr_tasklets()
+    hist_bytes = bins * 4 * (tasklets + 1) + (bins + 1) * 8
+    if hist_bytes > 40 * 1024:
+        raise ArgumentValueError(
+            f"{bins} bins take {hist_bytes} bytes of WRAM with {tasklets} tasklets (one "
+            "histogram each); use fewer bins or fewer tasklets "
+            "(pyupmem.array.settings(nr_tasklets=...))"
+        )
+    # NumPy's comparison of the data with the range's ends, in NumPy's loop type
+    compare = np.greater_equal.resolve_dtypes(
+        (array.dtype, type(first) if isinstance(first, int | float) else np.asarray(first).dtype,
+         None)
+    )[0]
+    with np.errstate(all="ignore"):
+        denom = np.asarray(
+            np.subtract(last, first) if not (isinstance(first, int) and isinstance(last, int))
+            else last - first
+        )
+    bt, ct, t = c_type(bin_type), c_type(compare), c_type(array.dtype)
+    isz = array.itemsize
+    elements = block_elements([isz], tasklets, extra=hist_bytes // tasklets)
+    block = ArgBlock()
+    block.add("count", np.uint32)
+    block.add("a_in", np.uint32)
+    for name, value in (("low", compare), ("high", compare), ("first", bin_type),
+                        ("denom", bin_type), ("bins", bin_type)):
+        block.add(name, value)
+    source = "\n".join([
+        PRELUDE, block.c_declaration(),
+        f"#define BINS {bins}u",
+        f"__host {bt} __pim_edges[BINS + 1];",
+        "__host uint32_t __pim_counts[BINS];",
+        "static uint32_t __pim_hist[NR_TASKLETS][BINS];",
+        "int main(void)", "{",
+        "    if (me() == 0)", "        mem_reset();",
+        "    for (uint32_t b = 0; b < BINS; b++)", "        __pim_hist[me()][b] = 0;",
+        "    barrier_wait(&__pim_barrier);",
+        "    const uint32_t count = __pim_args.count;",
+        f"    const {ct} low = __pim_args.low, high = __pim_args.high;",
+        f"    const {bt} first = __pim_args.first, denom = __pim_args.denom, nbins = __pim_args.bins;",
+        "    uint32_t *hist = __pim_hist[me()];",
+        f"    {t} *buf = mem_alloc({elements * isz});",
+        f"    for (uint32_t start = me() * {elements}u; start < count; start += NR_TASKLETS * {elements}u) {{",
+        f"        const uint32_t n = count - start < {elements}u ? count - start : {elements}u;",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), buf, __PIM_ROUND8(n * {isz}u));",
+        "        for (uint32_t k = 0; k < n; k++) {",
+        f"            const {ct} c = ({ct})buf[k];",
+        "            if (!(c >= low && c <= high))",
+        "                continue; /* outside the range, or NaN */",
+        f"            const {bt} v = ({bt})buf[k];",
+        f"            int64_t index = (int64_t)((({bt})(v - first) / denom) * nbins);",
+        "            if (index == (int64_t)BINS)",
+        "                index--;",
+        "            if (v < __pim_edges[index])",
+        "                index--; /* NumPy's corrections within an ulp of an edge */",
+        "            else if (v >= __pim_edges[index + 1] && index != (int64_t)BINS - 1)",
+        "                index++;",
+        "            hist[index]++;",
+        "        }",
+        "    }",
+        "    barrier_wait(&__pim_barrier);",
+        "    if (me() == 0) {",
+        "        for (uint32_t b = 0; b < BINS; b++) {",
+        "            uint32_t sum = 0;",
+        "            for (unsigned u = 0; u < NR_TASKLETS; u++)",
+        "                sum += __pim_hist[u][b];",
+        "            __pim_counts[b] = sum;",
+        "        }",
+        "    }",
+        "    return 0;", "}", "",
+    ])
+    dpus = array.dpus
+    built = program(source, tasklets, "pim_histogram")
+    values = {"count": array.element_counts(), "a_in": array.offset,
+              "low": np.asarray(first).astype(compare), "high": np.asarray(last).astype(compare),
+              "first": np.asarray(first).astype(bin_type), "denom": denom.astype(bin_type),
+              "bins": bin_type.type(bins)}
+    from pyupmem.array.launching import ensure_loaded
+
+    ensure_loaded(dpus, built)
+    with phase("CPU-DPU"):
+        dpus.broadcast("__pim_edges", edges, raw=True)
+    launch(dpus, built, block.pack(len(dpus), values))
+    with phase("DPU-CPU"):
+        per_dpu = dpus.gather("__pim_counts", np.uint32, bins, raw=True)
+    with phase("Inter-DPU"):
+        counts = per_dpu.sum(axis=0, dtype=np.int64)
+    return counts, edges
+
+
+# ------------------------------------------------------------------ matvec
+
+_MATVEC = {  # W's dtype: (the sum's dtype, C's multiply-accumulate)
+    np.dtype(np.int8): np.dtype(np.int32),
+    np.dtype(np.int32): np.dtype(np.int32),
+    np.dtype(np.float32): np.dtype(np.float32),
+}
+
+
+def matvec(matrix: PimArray, vector: Any) -> PimArray:
+    """``W @ x`` for a 2-D PimArray ``W`` and a vector ``x`` (a NumPy array or PimArray of
+    ``W``'s dtype and ``W.shape[1]`` elements): a new 1-D array with ``W``'s rows' shares.
+    int8 sums in int32 (the result is int32, as ``W.astype(int32) @ x.astype(int32)``);
+    int32 wraps as NumPy's; float32 sums in another order than NumPy's.
+
+    Raises:
+        UnsupportedError: another dtype pair.
+        ArgumentValueError: shapes that do not fit.
+    """
+    if not isinstance(matrix, PimArray) or matrix.ndim != 2:
+        raise ArgumentValueError("W @ x needs W as a 2-D PimArray")
+    matrix._check_alive()
+    x = vector.get() if isinstance(vector, PimArray) else np.asarray(vector)
+    if x.ndim != 1 or x.shape[0] != matrix.shape[1]:
+        raise ArgumentValueError(
+            f"W @ x needs x of shape ({matrix.shape[1]},) for W of shape {matrix.shape}, got "
+            f"{x.shape}"
+        )
+    if matrix.dtype not in _MATVEC or x.dtype != matrix.dtype:
+        raise UnsupportedError(
+            f"W @ x is generated for int8, int32 and float32 (W and x alike), not "
+            f"{matrix.dtype} @ {x.dtype}; convert with astype first"
+        )
+    out_dtype = _MATVEC[matrix.dtype]
+    dpus = matrix.dpus
+    rows, cols = matrix.shape
+    result = empty((rows,), out_dtype, dpus, counts=matrix.counts)
+    if rows == 0:
+        return result
+    if cols == 0:
+        from pyupmem.array.elementwise import run
+
+        return run([], [("out", out_dtype)], "out = 0;", out=[result])[0]
+    tasklets = nr_tasklets()
+    t, st = c_type(matrix.dtype), c_type(out_dtype)
+    isz = matrix.itemsize
+    elements = min(block_elements([isz, isz], tasklets, extra=16), 1024 // isz)
+    group = 8 // out_dtype.itemsize  # rows per 8-byte write of results
+    if out_dtype.kind == "f":
+        mac = "acc += (float)w[k] * (float)v[k];"
+    else:
+        mac = "acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)w[k] * (int32_t)v[k]));"
+    block = ArgBlock()
+    for name in ("rows", "cols", "a_w", "a_x", "a_out"):
+        block.add(name, np.uint32)
+    source = "\n".join([
+        PRELUDE, block.c_declaration(),
+        "int main(void)", "{",
+        "    if (me() == 0)", "        mem_reset();", "    barrier_wait(&__pim_barrier);",
+        "    const uint32_t rows = __pim_args.rows, cols = __pim_args.cols;",
+        f"    uint8_t *wraw = mem_alloc({elements * isz + 8});",
+        f"    {t} *v = mem_alloc({elements * isz});",
+        f"    {st} results[{group}];",
+        f"    for (uint32_t row0 = me() * {group}u; row0 < rows; row0 += NR_TASKLETS * {group}u) {{",
+        f"        for (uint32_t g = 0; g < {group}u; g++) {{",
+        "            const uint32_t row = row0 + g;",
+        f"            {st} acc = 0;",
+        "            if (row < rows) {",
+        f"                const uint32_t at = __pim_args.a_w + row * cols * {isz}u;",
+        f"                for (uint32_t col = 0; col < cols; col += {elements}u) {{",
+        f"                    const uint32_t n = cols - col < {elements}u ? cols - col : {elements}u;",
+        f"                    const uint32_t from = at + col * {isz}u, skew = from & 7u;",
+        f"                    mram_read(__PIM_MRAM(from - skew), wraw, __PIM_ROUND8(skew + n * {isz}u));",
+        f"                    mram_read(__PIM_MRAM(__pim_args.a_x + col * {isz}u), v, __PIM_ROUND8(n * {isz}u));",
+        f"                    const {t} *w = (const {t} *)(wraw + skew);",
+        "                    for (uint32_t k = 0; k < n; k++)",
+        f"                        {mac}",
+        "                }",
+        "            }",
+        "            results[g] = acc;",
+        "        }",
+        f"        mram_write(results, __PIM_MRAM(__pim_args.a_out + row0 * {out_dtype.itemsize}u), 8);",
+        "    }",
+        "    return 0;", "}", "",
+    ])
+    allocator = allocator_for(dpus)
+    x_bytes = -(-x.nbytes // 8) * 8
+    x_at = allocator.allocate(x_bytes, f"the vector of W @ x ({cols} {x.dtype})")
+    try:
+        built = program(source, tasklets, "pim_matvec")
+        ensure = np.zeros(x_bytes, np.uint8)
+        ensure[: x.nbytes] = np.ascontiguousarray(x).view(np.uint8)
+        from pyupmem.array.launching import ensure_loaded
+
+        ensure_loaded(dpus, built)
+        with phase("CPU-DPU"):
+            dpus.broadcast(DPU_MRAM_HEAP_POINTER_NAME, ensure, x_at - heap_address(dpus))
+        values = {"rows": matrix.counts, "cols": cols, "a_w": matrix.offset, "a_x": x_at,
+                  "a_out": result.offset}
+        launch(dpus, built, block.pack(len(dpus), values))
+    finally:
+        allocator.free(x_at)
+    return result
