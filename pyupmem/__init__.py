@@ -17,6 +17,7 @@ Modules: :mod:`pyupmem.dpuset` (sets, programs, logs), :mod:`pyupmem.transfers`
 (moving data), :mod:`pyupmem.control` (launches, waits, stop), :mod:`pyupmem.build`
 (compiling DPU programs), :mod:`pyupmem.backend` (finding libdpu), :mod:`pyupmem.errors`,
 :mod:`pyupmem.timing`, :mod:`pyupmem.estimate` (the hardware time model's estimates),
+:mod:`pyupmem.array` (arrays in MRAM, NumPy's operations on them, kernels from C),
 :mod:`pyupmem.buildcache` (the build cache as a whole), :mod:`pyupmem.magic` (the
 notebook cell magic ``%%dpu``: ``%load_ext pyupmem``) and :mod:`pyupmem._libdpu` (the raw
 ctypes layer).
@@ -69,6 +70,9 @@ from pyupmem.timing import (
     PhaseTimer,
 )
 
+# Last: pyupmem.array uses the modules above (imported by now, so no cycle).
+from pyupmem.array import PimArray  # noqa: E402
+
 __version__ = "0.1.0"
 """The package version."""
 
@@ -114,6 +118,7 @@ __all__ = [
     "PendingArray",
     "PendingResultError",
     "PhaseTimer",
+    "PimArray",
     "Program",
     "PyUpmemError",
     "Rank",

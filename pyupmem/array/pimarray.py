@@ -66,7 +66,9 @@ class PimArray:
         shape: ``(n,)`` or ``(rows, columns)``.
     """
 
-    __array_priority__ = 100  # numpy scalars on the left defer to our operators
+    # NumPy defers to our operators (np.int32(3) + a runs on the DPUs) and refuses to mix
+    # a host ndarray with a PimArray (a TypeError: send it with asarray first).
+    __array_ufunc__ = None
 
     def __init__(self, dpus: DpuSet, shape: tuple[int, ...], dtype: Any, counts: np.ndarray):
         """Reserve MRAM for an array with ``counts[i]`` elements (rows) on DPU ``i``; its
