@@ -228,10 +228,10 @@ def elementwise_source(
                 read_done.add(buffer)
                 setup.append(f"    const uint32_t {buffer}_at = {address};")
                 loads.append(
-                    f"        mram_read(__PIM_MRAM({buffer}_at + start * {operand.dtype.itemsize}u), "
-                    f"{buffer}, __PIM_ROUND8(n * {operand.dtype.itemsize}u));"
+                    f"        mram_read(__PIM_MRAM({buffer}_at + __pim_start * {operand.dtype.itemsize}u), "
+                    f"{buffer}, __PIM_ROUND8(__pim_n * {operand.dtype.itemsize}u));"
                 )
-            reads.append(f"            const {ctype} {operand.name} = {buffer}[k];")
+            reads.append(f"            const {ctype} {operand.name} = {buffer}[__pim_k];")
         else:
             value = block.add(f"s_{operand.name}", operand.dtype)
             setup.append(f"    const {ctype} {operand.name} = {value};")
@@ -241,18 +241,18 @@ def elementwise_source(
         address = block.add(f"a_{name}", np.uint32)
         setup.append(f"    const uint32_t {buffer}_out = {address};")
         reads.append(f"            {ctype} {name};")
-        writes.append(f"            (({ctype} *){buffer})[k] = {name};")
+        writes.append(f"            (({ctype} *){buffer})[__pim_k] = {name};")
         stores.append(
-            f"        mram_write({buffer}, __PIM_MRAM({buffer}_out + start * {dtype.itemsize}u), "
-            f"__PIM_ROUND8(n * {dtype.itemsize}u));"
+            f"        mram_write({buffer}, __PIM_MRAM({buffer}_out + __pim_start * {dtype.itemsize}u), "
+            f"__PIM_ROUND8(__pim_n * {dtype.itemsize}u));"
         )
     declare = [
         f"    {c_type(d)} *{b} = mem_alloc({elements * d.itemsize});" for b, d in buffers
     ]
     index = (
-        ["            const uint64_t i = first + start + k; (void)i;"] if uses_index else []
+        ["            const uint64_t i = __pim_first + __pim_start + __pim_k; (void)i;"] if uses_index else []
     )
-    first = ["    const uint64_t first = __pim_args.first;"] if uses_index else []
+    first_line = ["    const uint64_t __pim_first = __pim_args.first;"] if uses_index else []
     lines = [
         PRELUDE,
         f"#define __PIM_BLOCK {elements}u",
@@ -263,15 +263,15 @@ def elementwise_source(
         "    if (me() == 0)",
         "        mem_reset(); /* the WRAM heap outlives a launch */",
         "    barrier_wait(&__pim_barrier);",
-        "    const uint32_t count = __pim_args.count;",
-        *first,
+        "    const uint32_t __pim_count = __pim_args.count;",
+        *first_line,
         *setup,
         *declare,
-        "    for (uint32_t start = me() * __PIM_BLOCK; start < count;"
-        " start += NR_TASKLETS * __PIM_BLOCK) {",
-        "        const uint32_t n = count - start < __PIM_BLOCK ? count - start : __PIM_BLOCK;",
+        "    for (uint32_t __pim_start = me() * __PIM_BLOCK; __pim_start < __pim_count;"
+        " __pim_start += NR_TASKLETS * __PIM_BLOCK) {",
+        "        const uint32_t __pim_n = __pim_count - __pim_start < __PIM_BLOCK ? __pim_count - __pim_start : __PIM_BLOCK;",
         *loads,
-        "        for (uint32_t k = 0; k < n; k++) {",
+        "        for (uint32_t __pim_k = 0; __pim_k < __pim_n; __pim_k++) {",
         *index,
         *reads,
         "            " + body.strip().replace("\n", "\n            "),
@@ -329,18 +329,18 @@ def reduction_source(
                 read_done.add(buffer)
                 setup.append(f"    const uint32_t {buffer}_at = {address};")
                 loads.append(
-                    f"        mram_read(__PIM_MRAM({buffer}_at + start * {operand.dtype.itemsize}u), "
-                    f"{buffer}, __PIM_ROUND8(n * {operand.dtype.itemsize}u));"
+                    f"        mram_read(__PIM_MRAM({buffer}_at + __pim_start * {operand.dtype.itemsize}u), "
+                    f"{buffer}, __PIM_ROUND8(__pim_n * {operand.dtype.itemsize}u));"
                 )
-            reads.append(f"            const {ctype} {operand.name} = {buffer}[k];")
+            reads.append(f"            const {ctype} {operand.name} = {buffer}[__pim_k];")
         else:
             value = block.add(f"s_{operand.name}", operand.dtype)
             setup.append(f"    const {ctype} {operand.name} = {value};")
     declare = [
         f"    {c_type(d)} *{b} = mem_alloc({elements * d.itemsize});" for b, d in buffers
     ]
-    index = ["            const uint64_t i = first + start + k; (void)i;"] if uses_index else []
-    first = ["    const uint64_t first = __pim_args.first;"] if uses_index else []
+    index = ["            const uint64_t i = __pim_first + __pim_start + __pim_k; (void)i;"] if uses_index else []
+    first_line = ["    const uint64_t __pim_first = __pim_args.first;"] if uses_index else []
     final: list[str] = []
     if post_map is not None:
         statement, out_dtype = post_map
@@ -349,16 +349,16 @@ def reduction_source(
             f"__host union {{ {c_type(out_dtype)} value; uint64_t bits; }} __pim_final;",
             "static void __pim_combine(void)",
             "{",
-            f"    {rtype} *values = mem_alloc({MAX_DMA});",
+            f"    {rtype} *__pim_values = mem_alloc({MAX_DMA});",
             f"    {rtype} a = __pim_identity();",
-            "    const uint32_t count = __pim_args.count;",
-            f"    for (uint32_t start = 0; start < count; start += {MAX_DMA // reduce_dtype.itemsize}u) {{",
-            f"        const uint32_t n = count - start < {MAX_DMA // reduce_dtype.itemsize}u ?"
-            f" count - start : {MAX_DMA // reduce_dtype.itemsize}u;",
-            f"        mram_read(__PIM_MRAM({partials} + start * {reduce_dtype.itemsize}u), values,"
-            f" __PIM_ROUND8(n * {reduce_dtype.itemsize}u));",
-            "        for (uint32_t k = 0; k < n; k++)",
-            "            a = __pim_reduce(a, values[k]);",
+            "    const uint32_t __pim_count = __pim_args.count;",
+            f"    for (uint32_t __pim_start = 0; __pim_start < __pim_count; __pim_start += {MAX_DMA // reduce_dtype.itemsize}u) {{",
+            f"        const uint32_t __pim_n = __pim_count - __pim_start < {MAX_DMA // reduce_dtype.itemsize}u ?"
+            f" __pim_count - __pim_start : {MAX_DMA // reduce_dtype.itemsize}u;",
+            f"        mram_read(__PIM_MRAM({partials} + __pim_start * {reduce_dtype.itemsize}u), __pim_values,"
+            f" __PIM_ROUND8(__pim_n * {reduce_dtype.itemsize}u));",
+            "        for (uint32_t __pim_k = 0; __pim_k < __pim_n; __pim_k++)",
+            "            a = __pim_reduce(a, __pim_values[__pim_k]);",
             "    }",
             f"    {c_type(out_dtype)} __pim_out;",
             "    " + statement.strip(),
@@ -388,22 +388,22 @@ def reduction_source(
             if post_map is not None
             else []
         ),
-        "    const uint32_t count = __pim_args.count;",
-        *first,
+        "    const uint32_t __pim_count = __pim_args.count;",
+        *first_line,
         *setup,
         *declare,
-        f"    {rtype} acc = __pim_identity();",
-        "    for (uint32_t start = me() * __PIM_BLOCK; start < count;"
-        " start += NR_TASKLETS * __PIM_BLOCK) {",
-        "        const uint32_t n = count - start < __PIM_BLOCK ? count - start : __PIM_BLOCK;",
+        f"    {rtype} __pim_acc = __pim_identity();",
+        "    for (uint32_t __pim_start = me() * __PIM_BLOCK; __pim_start < __pim_count;"
+        " __pim_start += NR_TASKLETS * __PIM_BLOCK) {",
+        "        const uint32_t __pim_n = __pim_count - __pim_start < __PIM_BLOCK ? __pim_count - __pim_start : __PIM_BLOCK;",
         *loads,
-        "        for (uint32_t k = 0; k < n; k++) {",
+        "        for (uint32_t __pim_k = 0; __pim_k < __pim_n; __pim_k++) {",
         *index,
         *reads,
-        f"            acc = __pim_reduce(acc, ({rtype})({map_expr}));",
+        f"            __pim_acc = __pim_reduce(__pim_acc, ({rtype})({map_expr}));",
         "        }",
         "    }",
-        "    __pim_partial[me()] = acc;",
+        "    __pim_partial[me()] = __pim_acc;",
         "    barrier_wait(&__pim_barrier);",
         "    if (me() == 0) {",
         f"        {rtype} a = __pim_partial[0];",

@@ -209,23 +209,12 @@ def select(array: PimArray, mask: PimArray) -> PimArray:
 # ------------------------------------------------------------------ histogram
 
 
-def _outer_edges(array: PimArray, range_: Any) -> tuple[Any, Any]:
-    """NumPy's ``_get_outer_edges``: the range given, else the data's min and max."""
-    if range_ is not None:
-        first, last = range_
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-    elif array.size == 0:
-        first, last = 0, 1
-    else:
-        first, last = array.min(), array.max()
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
-    return first, last
+def _numpy_histograms() -> Any:
+    """NumPy's histogram module, whose helpers give the edges exactly as NumPy's."""
+    module = getattr(np.lib, "_histograms_impl", None)  # NumPy 2
+    if module is None:  # pragma: no cover - NumPy 1.26
+        import numpy.lib.histograms as module
+    return module
 
 
 def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -248,11 +237,16 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
     if bins < 1:
         raise ValueError("`bins` must be positive, when an integer")
     array._check_alive()
-    first, last = _outer_edges(array, range)
-    bin_type = np.result_type(first, last, np.ones(1, array.dtype))
-    if np.issubdtype(bin_type, np.integer) or bin_type == np.bool_:
-        bin_type = np.dtype(np.float64)
-    edges = np.linspace(first, last, bins + 1, endpoint=True, dtype=bin_type)
+    numpy_histograms = _numpy_histograms()
+    data_type = np.dtype(np.uint8) if array.dtype == np.bool_ else array.dtype
+    if range is None and array.size:
+        # NumPy's edges from the data's min and max (found on the DPUs): a stand-in of two
+        stand_in = np.array([array.min(), array.max()]).astype(data_type)
+    else:
+        stand_in = np.zeros(0, data_type)
+    edges, uniform = numpy_histograms._get_bin_edges(stand_in, bins, range, None)
+    first, last, _ = uniform
+    bin_type = edges.dtype
     counts = np.zeros(bins, np.int64)
     if array.size == 0:
         return counts, edges
@@ -264,16 +258,22 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
             "histogram each); use fewer bins or fewer tasklets "
             "(pyupmem.array.settings(nr_tasklets=...))"
         )
-    # NumPy's comparison of the data with the range's ends, in NumPy's loop type
+    # NumPy's comparison of the data with the range's ends, in NumPy's loop type; a Python
+    # int beyond an integer type's range compares the same way with every element
+    low, high = first, last
+    if data_type.kind in "iu":
+        info = np.iinfo(data_type)
+        if (isinstance(low, int) and low > info.max) or (isinstance(high, int) and high < info.min):
+            return counts, edges  # nothing is in the range
+        if isinstance(low, int) and low < info.min:
+            low = data_type.type(info.min)
+        if isinstance(high, int) and high > info.max:
+            high = data_type.type(info.max)
     compare = np.greater_equal.resolve_dtypes(
-        (array.dtype, type(first) if isinstance(first, int | float) else np.asarray(first).dtype,
-         None)
+        (data_type, type(low) if type(low) in (int, float) else np.asarray(low).dtype, None)
     )[0]
     with np.errstate(all="ignore"):
-        denom = np.asarray(
-            np.subtract(last, first) if not (isinstance(first, int) and isinstance(last, int))
-            else last - first
-        )
+        denom = np.asarray(numpy_histograms._unsigned_subtract(last, first))
     bt, ct, t = c_type(bin_type), c_type(compare), c_type(array.dtype)
     isz = array.itemsize
     elements = block_elements([isz], tasklets, extra=hist_bytes // tasklets)
@@ -330,7 +330,7 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
     dpus = array.dpus
     built = program(source, tasklets, "pim_histogram")
     values = {"count": array.element_counts(), "a_in": array.offset,
-              "low": np.asarray(first).astype(compare), "high": np.asarray(last).astype(compare),
+              "low": np.asarray(low).astype(compare), "high": np.asarray(high).astype(compare),
               "first": np.asarray(first).astype(bin_type), "denom": denom.astype(bin_type),
               "bins": bin_type.type(bins)}
     from pyupmem.array.launching import ensure_loaded
