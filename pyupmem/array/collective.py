@@ -10,10 +10,12 @@ matrix-vector product, each a generated kernel in PrIM's manner.
   (so ``a[mask]`` costs a round trip through the host, as PrIM's SEL brings its result
   back).
 - :func:`histogram`: NumPy's algorithm for equal bins (the bin from the scaled value, then
-  NumPy's corrections within an ulp of an edge), per tasklet in WRAM, summed per DPU by
-  tasklet 0 and over the DPUs by the host.
+  NumPy's corrections within an ulp of an edge; where the scaling is exact, a range from 0
+  over a power of two per bin, one multiplication), per tasklet in WRAM, summed per DPU
+  by tasklet 0 and over the DPUs by the host.
 - :func:`matvec` (``W @ x``): every DPU holds rows of ``W`` and a copy of ``x``; each
-  tasklet takes pairs of rows and accumulates their dot products in blocks.
+  tasklet takes a contiguous range of rows, accumulates their dot products in blocks and
+  writes its results 64 at a time.
 """
 
 from __future__ import annotations
@@ -275,6 +277,32 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
     with np.errstate(all="ignore"):
         denom = np.asarray(numpy_histograms._unsigned_subtract(last, first))
     bt, ct, t = c_type(bin_type), c_type(compare), c_type(array.dtype)
+    # Exact binning: from 0, with bins / (last - first) a power of two and every edge
+    # k * (last - first) / bins exactly, the scaled value is exact, so its floor is the bin
+    # and NumPy's corrections never change it: one multiplication per element.
+    scale = np.float64(bins) / np.float64(denom)
+    exact = (
+        float(first) == 0.0
+        and np.isfinite(scale) and scale > 0 and np.log2(scale) == np.round(np.log2(scale))
+        and np.array_equal(edges.astype(np.float64),
+                           np.arange(bins + 1, dtype=np.float64) * (np.float64(denom) / bins))
+    )
+    if exact:
+        binning = [
+            f"            int32_t index = (int32_t)(v * ({bt}){float(scale)!r});",
+            "            if (index == (int32_t)BINS)",
+            "                index--; /* the last bin includes its right edge */",
+        ]
+    else:
+        binning = [
+            f"            int64_t index = (int64_t)((({bt})(v - first) / denom) * nbins);",
+            "            if (index == (int64_t)BINS)",
+            "                index--;",
+            "            if (v < __pim_edges[index])",
+            "                index--; /* NumPy's corrections within an ulp of an edge */",
+            "            else if (v >= __pim_edges[index + 1] && index != (int64_t)BINS - 1)",
+            "                index++;",
+        ]
     isz = array.itemsize
     elements = block_elements([isz], tasklets, extra=hist_bytes // tasklets)
     block = ArgBlock()
@@ -296,6 +324,7 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
         "    const uint32_t count = __pim_args.count;",
         f"    const {ct} low = __pim_args.low, high = __pim_args.high;",
         f"    const {bt} first = __pim_args.first, denom = __pim_args.denom, nbins = __pim_args.bins;",
+        "    (void)first, (void)denom, (void)nbins;",
         "    uint32_t *hist = __pim_hist[me()];",
         f"    {t} *buf = mem_alloc({elements * isz});",
         f"    for (uint32_t start = me() * {elements}u; start < count; start += NR_TASKLETS * {elements}u) {{",
@@ -306,13 +335,7 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
         "            if (!(c >= low && c <= high))",
         "                continue; /* outside the range, or NaN */",
         f"            const {bt} v = ({bt})buf[k];",
-        f"            int64_t index = (int64_t)((({bt})(v - first) / denom) * nbins);",
-        "            if (index == (int64_t)BINS)",
-        "                index--;",
-        "            if (v < __pim_edges[index])",
-        "                index--; /* NumPy's corrections within an ulp of an edge */",
-        "            else if (v >= __pim_edges[index + 1] && index != (int64_t)BINS - 1)",
-        "                index++;",
+        *binning,
         "            hist[index]++;",
         "        }",
         "    }",
@@ -392,8 +415,8 @@ def matvec(matrix: PimArray, vector: Any) -> PimArray:
     tasklets = nr_tasklets()
     t, st = c_type(matrix.dtype), c_type(out_dtype)
     isz = matrix.itemsize
-    elements = min(block_elements([isz, isz], tasklets, extra=16), 1024 // isz)
-    group = 8 // out_dtype.itemsize  # rows per 8-byte write of results
+    elements = min(block_elements([isz, isz], tasklets, extra=16 + 64 * 4), 1024 // isz)
+    group = 8 // out_dtype.itemsize  # a tasklet's rows start 8-byte aligned in y
     if out_dtype.kind == "f":
         mac = "acc += (float)w[k] * (float)v[k];"
     else:
@@ -401,6 +424,7 @@ def matvec(matrix: PimArray, vector: Any) -> PimArray:
     block = ArgBlock()
     for name in ("rows", "cols", "a_w", "a_x", "a_out"):
         block.add(name, np.uint32)
+    results = 64  # results held in WRAM per write
     source = "\n".join([
         PRELUDE, block.c_declaration(),
         "int main(void)", "{",
@@ -408,27 +432,37 @@ def matvec(matrix: PimArray, vector: Any) -> PimArray:
         "    const uint32_t rows = __pim_args.rows, cols = __pim_args.cols;",
         f"    uint8_t *wraw = mem_alloc({elements * isz + 8});",
         f"    {t} *v = mem_alloc({elements * isz});",
-        f"    {st} results[{group}];",
-        f"    for (uint32_t row0 = me() * {group}u; row0 < rows; row0 += NR_TASKLETS * {group}u) {{",
-        f"        for (uint32_t g = 0; g < {group}u; g++) {{",
-        "            const uint32_t row = row0 + g;",
-        f"            {st} acc = 0;",
-        "            if (row < rows) {",
-        f"                const uint32_t at = __pim_args.a_w + row * cols * {isz}u;",
-        f"                for (uint32_t col = 0; col < cols; col += {elements}u) {{",
-        f"                    const uint32_t n = cols - col < {elements}u ? cols - col : {elements}u;",
-        f"                    const uint32_t from = at + col * {isz}u, skew = from & 7u;",
-        f"                    mram_read(__PIM_MRAM(from - skew), wraw, __PIM_ROUND8(skew + n * {isz}u));",
-        f"                    mram_read(__PIM_MRAM(__pim_args.a_x + col * {isz}u), v, __PIM_ROUND8(n * {isz}u));",
-        f"                    const {t} *w = (const {t} *)(wraw + skew);",
-        "                    for (uint32_t k = 0; k < n; k++)",
-        f"                        {mac}",
-        "                }",
-        "            }",
-        "            results[g] = acc;",
+        f"    {st} *held = mem_alloc({results * out_dtype.itemsize});",
+        "    /* a contiguous range of rows per tasklet, starting 8-byte aligned in y */",
+        f"    const uint32_t per = ((rows + NR_TASKLETS - 1) / NR_TASKLETS + {group - 1}u)"
+        f" / {group}u * {group}u;",
+        "    uint32_t begin = me() * per, end = begin + per;",
+        "    if (begin > rows) begin = rows;",
+        "    if (end > rows) end = rows;",
+        "    uint32_t count = 0, first = begin;",
+        "    for (uint32_t row = begin; row < end; row++) {",
+        f"        {st} acc = 0;",
+        f"        const uint32_t at = __pim_args.a_w + row * cols * {isz}u;",
+        f"        for (uint32_t col = 0; col < cols; col += {elements}u) {{",
+        f"            const uint32_t n = cols - col < {elements}u ? cols - col : {elements}u;",
+        f"            const uint32_t from = at + col * {isz}u, skew = from & 7u;",
+        f"            mram_read(__PIM_MRAM(from - skew), wraw, __PIM_ROUND8(skew + n * {isz}u));",
+        f"            mram_read(__PIM_MRAM(__pim_args.a_x + col * {isz}u), v, __PIM_ROUND8(n * {isz}u));",
+        f"            const {t} *w = (const {t} *)(wraw + skew);",
+        "            for (uint32_t k = 0; k < n; k++)",
+        f"                {mac}",
         "        }",
-        f"        mram_write(results, __PIM_MRAM(__pim_args.a_out + row0 * {out_dtype.itemsize}u), 8);",
+        "        held[count++] = acc;",
+        f"        if (count == {results}u) {{",
+        f"            mram_write(held, __PIM_MRAM(__pim_args.a_out + first * {out_dtype.itemsize}u),"
+        f" {results * out_dtype.itemsize}u);",
+        "            first += count;",
+        "            count = 0;",
+        "        }",
         "    }",
+        "    if (count)",
+        f"        mram_write(held, __PIM_MRAM(__pim_args.a_out + first * {out_dtype.itemsize}u),"
+        f" __PIM_ROUND8(count * {out_dtype.itemsize}u));",
         "    return 0;", "}", "",
     ])
     allocator = allocator_for(dpus)
