@@ -4,7 +4,7 @@ For six jobs (vector addition, reduction, scan, select, histogram, GEMV), on the
 and DPUs, this measures:
 
 - the kernel's modelled hardware time (the emulator's time model: the ``DPU kernel`` phase
-  of :meth:`pyupmem.DpuSet.phase_seconds`, launches' own costs included), generated and
+  of :meth:`pyupmem.dpuset.DpuSet.phase_seconds`, launches' own costs included), generated and
   hand-written (``benchmarks/arrays_prim/*.c``);
 - the whole operation's modelled time: the inputs sent, the operation, the result brought
   back (``CPU-DPU`` + ``DPU kernel`` + ``DPU-CPU``);

@@ -1,6 +1,6 @@
 """Arrays in the MRAM of a DPU set, NumPy's operations on them, kernels from one line of C.
 
-A :class:`PimArray` is a 1-D or 2-D NumPy-typed array split into contiguous shares, one
+A :class:`~pyupmem.array.pimarray.PimArray` is a 1-D or 2-D NumPy-typed array split into contiguous shares, one
 per DPU of a :class:`~pyupmem.DpuSet`, at the same MRAM address on every DPU::
 
     import numpy as np
@@ -14,12 +14,13 @@ per DPU of a :class:`~pyupmem.DpuSet`, at the same MRAM address on every DPU::
 
 Every operation is a DPU program generated from a template (:mod:`~pyupmem.array.codegen`),
 built once through the build cache and launched like any program, so
-:meth:`DpuSet.estimate() <pyupmem.DpuSet.estimate>` and a :class:`~pyupmem.PhaseTimer`
-(:func:`settings`) see it. Results follow NumPy's types and values
+:meth:`DpuSet.estimate() <pyupmem.dpuset.DpuSet.estimate>` and a :class:`~pyupmem.PhaseTimer`
+(:func:`~pyupmem.array.launching.settings`) see it. Results follow NumPy's types and values
 (:mod:`~pyupmem.array.elementwise`, :mod:`~pyupmem.array.reductions`).
 
 Modules: :mod:`~pyupmem.array.allocator` (the MRAM allocator of a set),
-:mod:`~pyupmem.array.pimarray` (the array, :func:`asarray`, :func:`asnumpy`),
+:mod:`~pyupmem.array.pimarray` (the array, :func:`~pyupmem.array.pimarray.asarray`,
+:func:`~pyupmem.array.pimarray.asnumpy`),
 :mod:`~pyupmem.array.codegen` (C templates), :mod:`~pyupmem.array.launching` (build, load,
 launch, phases), :mod:`~pyupmem.array.elementwise`, :mod:`~pyupmem.array.reductions`,
 :mod:`~pyupmem.array.collective` (scan, selection, histogram, matrix-vector product) and

@@ -1,6 +1,6 @@
 """The MRAM allocator of a DPU set: heap space for arrays, at one offset on every DPU.
 
-Every :class:`~pyupmem.PimArray` of a set holds one share per DPU at the same MRAM
+Every :class:`~pyupmem.array.pimarray.PimArray` of a set holds one share per DPU at the same MRAM
 address on every DPU, so a kernel reads its share at that address whatever DPU it runs
 on. :func:`allocator_for` gives the set's one :class:`MramAllocator`, which hands out
 8-byte-aligned ranges of the MRAM heap (first fit, freed ranges merged with their
@@ -33,7 +33,7 @@ class MramAllocationError(PyUpmemError, MemoryError):
     """The MRAM heap of a set has no free range large enough for an array's share.
 
     The message says what was asked, how much is in use and by which arrays; free arrays
-    (``del``, :meth:`PimArray.free <pyupmem.array.PimArray.free>`) or spread the data over
+    (``del``, :meth:`PimArray.free <pyupmem.array.pimarray.PimArray.free>`) or spread the data over
     more DPUs. Also a ``MemoryError``.
 
     Attributes:

@@ -363,7 +363,7 @@ class RawKernel:
 
     def __call__(self, *args: Any, nr_tasklets: int | None = None) -> None:
         """Run the function on every DPU of the arrays' set with ``args`` (one per
-        parameter) and ``nr_tasklets`` tasklets (default: :func:`~pyupmem.array.settings`'s).
+        parameter) and ``nr_tasklets`` tasklets (default: :func:`~pyupmem.array.launching.settings`'s).
         """
         if len(args) != len(self.params):
             raise ArgumentValueError(f"{self.name} takes {len(self.params)} arguments, got {len(args)}")

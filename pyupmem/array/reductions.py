@@ -1,9 +1,9 @@
 """Whole-array reductions on the DPUs: ``sum``, ``min``, ``max``, ``mean`` and the runner
-that :class:`~pyupmem.array.ReductionKernel` shares.
+that :class:`~pyupmem.array.kernels.ReductionKernel` shares.
 
 Each DPU reduces its share (each tasklet its blocks, then tasklet 0 the tasklets' partial
 results in order); the host brings back one value per DPU and combines them with NumPy
-(``Inter-DPU``), or, for a :class:`~pyupmem.array.ReductionKernel`'s own ``reduce_expr``,
+(``Inter-DPU``), or, for a :class:`~pyupmem.array.kernels.ReductionKernel`'s own ``reduce_expr``,
 sends them to DPU 0, whose second launch combines them and applies ``post_map_expr``.
 
 Result types are NumPy's: ``sum`` of a signed integer narrower than 64 bits is int64 (of
