@@ -19,6 +19,7 @@ Every result is checked against NumPy's first. Run::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -191,7 +192,9 @@ def gemv_generated(dpus, w, x):
 # ------------------------------------------------------------------ measuring
 
 
-def measure(dpus: pim.DpuSet, job: Callable[[], object], repeat: int) -> tuple[object, float, float, float]:
+def measure(
+    dpus: pim.DpuSet, job: Callable[[], object], repeat: int
+) -> tuple[object, float, float, float]:
     """(result, modelled kernel s, modelled whole s, best emulated s), after a warm-up."""
     job()  # builds and loads the programs
     best, figures = float("inf"), None
@@ -256,8 +259,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             expected, numpy_s = numpy_seconds(reference, args.repeat)
             with pa.settings(nr_tasklets=TASKLETS):
-                got_gen, kg, wg, eg = measure(dpus, lambda: generated(dpus, *inputs), args.repeat)
-            got_hand, kh, wh, eh = measure(dpus, lambda: handwritten(dpus, *inputs), args.repeat)
+                got_gen, kg, wg, eg = measure(
+                    dpus, functools.partial(generated, dpus, *inputs), args.repeat
+                )
+            got_hand, kh, wh, eh = measure(
+                dpus, functools.partial(handwritten, dpus, *inputs), args.repeat
+            )
             assert np.array_equal(got_gen, expected), f"{name}: generated result differs"
             if name != "histogram":  # the hand-written one bins without NumPy's edge rules
                 assert np.array_equal(got_hand, expected), f"{name}: hand-written result differs"

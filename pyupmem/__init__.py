@@ -24,6 +24,9 @@ ctypes layer).
 """
 
 from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
+
+# Last: pyupmem.array uses the modules above (imported by now, so no cycle).
+from pyupmem.array import PimArray  # noqa: E402
 from pyupmem.backend import Backend, default_backend, find_backend
 from pyupmem.build import build_program
 from pyupmem.distributed import Cluster
@@ -69,9 +72,6 @@ from pyupmem.timing import (
     PHASES,
     PhaseTimer,
 )
-
-# Last: pyupmem.array uses the modules above (imported by now, so no cycle).
-from pyupmem.array import PimArray  # noqa: E402
 
 __version__ = "0.1.0"
 """The package version."""

@@ -34,5 +34,6 @@ def data(dtype: np.dtype, n: int, seed: int, special: bool = True) -> np.ndarray
     values = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dtype)
     if special and n:
         picks = rng.integers(0, n, max(n // 10, 1))
-        values[picks] = rng.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype), len(picks))
+        specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype)
+        values[picks] = rng.choice(specials, len(picks))
     return values

@@ -15,8 +15,6 @@ from pyupmem.array.allocator import MramAllocationError, MramAllocator, find_all
 from pyupmem.array.launching import _PROGRAMS
 
 
-
-
 @settings(max_examples=20, deadline=None)
 @given(dtype=dtypes, n=sizes, nr_dpus=dpu_counts)
 def test_asarray_get_round_trip_with_shares_split_as_prim_does(dtype, n, nr_dpus):
@@ -93,7 +91,8 @@ def test_allocator_first_fit_merges_freed_neighbours_and_reports_owners():
 def test_out_of_mram_is_a_typed_error_naming_the_arrays_and_garbage_gives_memory_back():
     with pim.DpuSet(1) as dpus:
         big = pa.empty((40 << 20,), np.uint8, dpus)
-        with pytest.raises(pa.MramAllocationError, match=r"PimArray uint8 \(41943040,\): 40.00 MiB"):
+        held = r"PimArray uint8 \(41943040,\): 40.00 MiB"
+        with pytest.raises(pa.MramAllocationError, match=held):
             pa.empty((30 << 20,), np.uint8, dpus)
         allocator = find_allocator(dpus)
         assert allocator.in_use == 40 << 20

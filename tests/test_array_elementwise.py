@@ -58,7 +58,9 @@ def ufunc_on_pim(ufunc, *operands):
     import operator
 
     if len(operands) == 1:
-        return getattr(operator, names[ufunc].strip("_"))(operands[0]) if ufunc is not np.absolute else abs(operands[0])
+        if ufunc is np.absolute:
+            return abs(operands[0])
+        return getattr(operator, names[ufunc].strip("_"))(operands[0])
     left, right = operands
     op = {"__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul,
           "__truediv__": operator.truediv, "__floordiv__": operator.floordiv,

@@ -1,7 +1,8 @@
 """Arrays in the MRAM of a DPU set, NumPy's operations on them, kernels from one line of C.
 
-A :class:`~pyupmem.array.pimarray.PimArray` is a 1-D or 2-D NumPy-typed array split into contiguous shares, one
-per DPU of a :class:`~pyupmem.DpuSet`, at the same MRAM address on every DPU::
+A :class:`~pyupmem.array.pimarray.PimArray` is a 1-D or 2-D NumPy-typed array split into
+contiguous shares, one per DPU of a :class:`~pyupmem.DpuSet`, at the same MRAM address on
+every DPU::
 
     import numpy as np
     import pyupmem as pim

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 from pyupmem.errors import ArgumentValueError, PyUpmemError
 
-__all__ = ["MramAllocationError", "MramAllocator", "allocator_for", "find_allocator", "MRAM_BASE", "MRAM_SIZE"]
+__all__ = [
+    "MramAllocationError",
+    "MramAllocator",
+    "allocator_for",
+    "find_allocator",
+    "MRAM_BASE",
+    "MRAM_SIZE",
+]
 
 MRAM_BASE = 0x08000000
 """The address of a DPU's first MRAM byte, as ``mram_read`` takes addresses."""

@@ -93,7 +93,8 @@ def cumsum(array: PimArray) -> PimArray:
         f"    {ot} acc = scan ? __pim_bases[me()] : 0;",
         f"    for (uint32_t start = begin; start < end; start += {elements}u) {{",
         f"        const uint32_t n = end - start < {elements}u ? end - start : {elements}u;",
-        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n * {isz}u));",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n *"
+        f" {isz}u));",
         "        if (!scan) {",
         "            for (uint32_t k = 0; k < n; k++)",
         f"                acc = {step};",
@@ -103,7 +104,8 @@ def cumsum(array: PimArray) -> PimArray:
         f"            acc = {step};",
         "            bout[k] = acc;",
         "        }",
-        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + start * {osz}u), __PIM_ROUND8(n * {osz}u));",
+        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + start * {osz}u),"
+        f" __PIM_ROUND8(n * {osz}u));",
         "    }",
         "    if (!scan)", "        __pim_totals[me()] = acc;",
         "    return 0;", "}", "",
@@ -163,13 +165,15 @@ def select(array: PimArray, mask: PimArray) -> PimArray:
         "    uint32_t kept = 0, held = 0, written = begin;",
         f"    for (uint32_t start = begin; start < end; start += {elements}u) {{",
         f"        const uint32_t n = end - start < {elements}u ? end - start : {elements}u;",
-        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n * {isz}u));",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n *"
+        f" {isz}u));",
         "        mram_read(__PIM_MRAM(__pim_args.a_mask + start), bmask, __PIM_ROUND8(n));",
         "        for (uint32_t k = 0; k < n; k++) {",
         "            if (bmask[k]) {",
         "                bout[held++] = bin[k];",
         f"                if (held == {elements}u) {{ /* a full block: write it */",
-        f"                    mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u), {elements * isz}u);",
+        f"                    mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u),"
+        f" {elements * isz}u);",
         f"                    written += {elements}u;",
         "                    kept += held;",
         "                    held = 0;",
@@ -178,7 +182,8 @@ def select(array: PimArray, mask: PimArray) -> PimArray:
         "        }",
         "    }",
         "    if (held)",
-        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u), __PIM_ROUND8(held * {isz}u));",
+        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u),"
+        f" __PIM_ROUND8(held * {isz}u));",
         "    __pim_selected[me()] = kept + held;",
         "    return 0;", "}", "",
     ])
@@ -323,13 +328,16 @@ def histogram(array: PimArray, bins: int = 10, range: Any = None) -> tuple[np.nd
         "    barrier_wait(&__pim_barrier);",
         "    const uint32_t count = __pim_args.count;",
         f"    const {ct} low = __pim_args.low, high = __pim_args.high;",
-        f"    const {bt} first = __pim_args.first, denom = __pim_args.denom, nbins = __pim_args.bins;",
+        f"    const {bt} first = __pim_args.first, denom = __pim_args.denom, nbins ="
+        f" __pim_args.bins;",
         "    (void)first, (void)denom, (void)nbins;",
         "    uint32_t *hist = __pim_hist[me()];",
         f"    {t} *buf = mem_alloc({elements * isz});",
-        f"    for (uint32_t start = me() * {elements}u; start < count; start += NR_TASKLETS * {elements}u) {{",
+        f"    for (uint32_t start = me() * {elements}u; start < count; start += NR_TASKLETS *"
+        f" {elements}u) {{",
         f"        const uint32_t n = count - start < {elements}u ? count - start : {elements}u;",
-        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), buf, __PIM_ROUND8(n * {isz}u));",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), buf, __PIM_ROUND8(n *"
+        f" {isz}u));",
         "        for (uint32_t k = 0; k < n; k++) {",
         f"            const {ct} c = ({ct})buf[k];",
         "            if (!(c >= low && c <= high))",
@@ -447,14 +455,16 @@ def matvec(matrix: PimArray, vector: Any) -> PimArray:
         f"            const uint32_t n = cols - col < {elements}u ? cols - col : {elements}u;",
         f"            const uint32_t from = at + col * {isz}u, skew = from & 7u;",
         f"            mram_read(__PIM_MRAM(from - skew), wraw, __PIM_ROUND8(skew + n * {isz}u));",
-        f"            mram_read(__PIM_MRAM(__pim_args.a_x + col * {isz}u), v, __PIM_ROUND8(n * {isz}u));",
+        f"            mram_read(__PIM_MRAM(__pim_args.a_x + col * {isz}u), v, __PIM_ROUND8(n *"
+        f" {isz}u));",
         f"            const {t} *w = (const {t} *)(wraw + skew);",
         "            for (uint32_t k = 0; k < n; k++)",
         f"                {mac}",
         "        }",
         "        held[count++] = acc;",
         f"        if (count == {results}u) {{",
-        f"            mram_write(held, __PIM_MRAM(__pim_args.a_out + first * {out_dtype.itemsize}u),"
+        f"            mram_write(held, __PIM_MRAM(__pim_args.a_out + first *"
+        f" {out_dtype.itemsize}u),"
         f" {results * out_dtype.itemsize}u);",
         "            first += count;",
         "            count = 0;",

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from pyupmem.array.allocator import find_allocator
-from pyupmem.array.codegen import PRELUDE, ArgBlock, c_type
-from pyupmem.array.elementwise import _layout, run
-from pyupmem.array.launching import heap_address, launch, nr_tasklets, program
+from pyupmem.array.codegen import ArgBlock, c_type
+from pyupmem.array.elementwise import run
+from pyupmem.array.launching import heap_address, launch, program
 from pyupmem.array.pimarray import PimArray
 from pyupmem.array.reductions import run_reduction
 from pyupmem.errors import ArgumentTypeError, ArgumentValueError, UnsupportedError
@@ -82,7 +82,7 @@ def _bind(params: list[tuple[str, Any]], args: tuple[Any, ...]) -> dict[str, np.
     """Type placeholders bound to the dtypes of the arrays (then scalars) given for them."""
     bound: dict[str, np.dtype] = {}
     for arrays_first in (True, False):
-        for (name, kind), value in zip(params, args, strict=False):
+        for (_, kind), value in zip(params, args, strict=False):
             if isinstance(kind, str) and kind not in bound:
                 if isinstance(value, PimArray) == arrays_first:
                     bound[kind] = value.dtype if isinstance(value, PimArray) else np.asarray(
@@ -363,10 +363,13 @@ class RawKernel:
 
     def __call__(self, *args: Any, nr_tasklets: int | None = None) -> None:
         """Run the function on every DPU of the arrays' set with ``args`` (one per
-        parameter) and ``nr_tasklets`` tasklets (default: :func:`~pyupmem.array.launching.settings`'s).
+        parameter) and ``nr_tasklets`` tasklets (default: those of
+        :func:`~pyupmem.array.launching.settings`).
         """
         if len(args) != len(self.params):
-            raise ArgumentValueError(f"{self.name} takes {len(self.params)} arguments, got {len(args)}")
+            raise ArgumentValueError(
+                f"{self.name} takes {len(self.params)} arguments, got {len(args)}"
+            )
         arrays = [a for a in args if isinstance(a, PimArray)]
         if not arrays:
             raise ArgumentTypeError(f"{self.name} needs at least one PimArray argument")

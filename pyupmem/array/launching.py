@@ -82,7 +82,7 @@ def nr_tasklets() -> int:
     return _TASKLETS.get()
 
 
-def phase(name: str) -> contextlib.AbstractContextManager[Any]:
+def phase(name: str) -> Any:
     """The current timer's phase ``name`` (nothing without a timer)."""
     timer = _TIMER.get()
     return timer.phase(name) if timer is not None else contextlib.nullcontext()

@@ -201,7 +201,8 @@ class PimArray:
             shares = np.zeros((rows, self.share_bytes), dtype=np.uint8)
             starts = self._firsts * self.row_bytes
             for index, (start, count) in enumerate(zip(starts, self._counts, strict=True)):
-                shares[index, : count * self.row_bytes] = flat[start : start + count * self.row_bytes]
+                length = int(count) * self.row_bytes
+                shares[index, :length] = flat[start : start + length]
         relative = self._relative()
         with phase("CPU-DPU"):
             self.dpus.scatter(HEAP, shares, offset=relative)

@@ -82,8 +82,8 @@ def run_reduction(
         uses_index, post_map,
     )
     built = program(source, name=name)
-    values.update(count=layout.element_counts(), first=layout.element_firsts(), mode=0, size=layout.size,
-                  a_partials=0)
+    values.update(count=layout.element_counts(), first=layout.element_firsts(), mode=0,
+                  size=layout.size, a_partials=0)
     partials = None
     if layout.size:
         launch(dpus, built, block.pack(len(dpus), values))
@@ -119,11 +119,13 @@ def reduce(array: PimArray, how: str) -> np.generic:
     if not isinstance(array, PimArray):
         raise ArgumentTypeError(f"reduce() takes a PimArray, not {type(array).__name__}")
     dtype = array.dtype
-    t = c_type(dtype)
+    c_type(dtype)  # refuses a dtype a DPU cannot hold
     if how in ("min", "max"):
         if array.size == 0:
             ufunc = "minimum" if how == "min" else "maximum"
-            raise ValueError(f"zero-size array to reduction operation {ufunc} which has no identity")
+            raise ValueError(
+                f"zero-size array to reduction operation {ufunc} which has no identity"
+            )
         low, high = _limits(dtype)
         op = "<" if how == "min" else ">"
         nan = " || b != b" if dtype.kind == "f" else ""
