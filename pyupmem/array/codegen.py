@@ -145,6 +145,8 @@ PRELUDE = """\
 #define __PIM_MRAM(address) ((__mram_ptr void *)(uintptr_t)(address))
 BARRIER_INIT(__pim_barrier, NR_TASKLETS);
 """
+"""What every generated kernel starts with: the DPU headers, rounding to the DMA's 8-byte
+granule, an MRAM pointer from an address, and the barrier of its tasklets."""
 
 
 @dataclass
