@@ -90,3 +90,18 @@ def test_matvec_refuses_other_types_with_the_fix():
             w @ np.zeros(4, np.int16)
         with pytest.raises(ValueError, match="shape"):
             pa.asarray(np.zeros((3, 4), np.int8), dpus) @ np.zeros(5, np.int8)
+
+
+def test_selection_stays_on_the_dpus_and_feeds_further_operations():
+    x = np.arange(1000, dtype=np.int16)
+    keep = x % 7 == 3
+    with pim.DpuSet(6) as dpus:
+        a = pa.asarray(x, dpus)
+        picked = a[pa.asarray(keep, dpus)]
+        per = -(-1000 // 6)
+        assert picked.counts.tolist() == [
+            int(np.count_nonzero(keep[i * per : (i + 1) * per])) for i in range(6)
+        ]
+        assert (picked * 2).sum() == (x[keep] * 2).sum()
+        np.testing.assert_array_equal(picked[picked > 500].get(), x[keep][x[keep] > 500])
+        np.testing.assert_array_equal(pa.cumsum(picked).get(), np.cumsum(x[keep]))

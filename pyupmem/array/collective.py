@@ -4,11 +4,11 @@ matrix-vector product, each a generated kernel in PrIM's manner.
 - :func:`cumsum`: two launches, as PrIM's SCAN-SSA: each tasklet sums its contiguous
   chunk of its DPU's share; the host turns those totals, in order, into each tasklet's
   starting value (``Inter-DPU``); each tasklet then scans its chunk from there.
-- :func:`select` (``a[mask]``): each tasklet copies the selected elements of its chunk,
-  in order, to the start of that chunk of a scratch array and counts them; the host
-  brings back the pieces, joins them in order and sends the result back as a new array
-  (so ``a[mask]`` costs a round trip through the host, as PrIM's SEL brings its result
-  back).
+- :func:`select` (``a[mask]``): each tasklet counts the selected elements of its chunk,
+  learns after a barrier where its first one goes (the counts of the tasklets before it)
+  and copies them there, in order; the partial 8-byte words it shares with its
+  neighbours are merged by tasklet 0. The result stays on the DPUs, each DPU holding what
+  its share kept.
 - :func:`histogram`: NumPy's algorithm for equal bins (the bin from the scaled value, then
   NumPy's corrections within an ulp of an edge; where the scaling is exact, a range from 0
   over a power of two per bin, one multiplication), per tasklet in WRAM, summed per DPU
@@ -28,7 +28,7 @@ from pyupmem._libdpu import DPU_MRAM_HEAP_POINTER_NAME
 from pyupmem.array.allocator import allocator_for
 from pyupmem.array.codegen import PRELUDE, ArgBlock, block_elements, c_type
 from pyupmem.array.launching import heap_address, launch, nr_tasklets, phase, program
-from pyupmem.array.pimarray import PimArray, asarray, empty
+from pyupmem.array.pimarray import PimArray, empty
 from pyupmem.errors import ArgumentTypeError, ArgumentValueError, UnsupportedError
 
 __all__ = ["cumsum", "select", "histogram", "matvec"]
@@ -133,8 +133,8 @@ def cumsum(array: PimArray) -> PimArray:
 
 def select(array: PimArray, mask: PimArray) -> PimArray:
     """``array[mask]`` for a bool ``mask`` of the same shape and shares: the elements where
-    ``mask`` is true, in order, as a new 1-D array (see the module: its pieces come back
-    through the host and are sent again)."""
+    ``mask`` is true, in order, as a new 1-D array that stays on the DPUs, each DPU holding
+    the selected elements of its own share (so its shares are uneven)."""
     if not isinstance(mask, PimArray) or mask.dtype != np.bool_:
         raise ArgumentTypeError("a[mask] needs mask as a bool PimArray (e.g. a > 0)")
     if mask.shape != array.shape or not mask.same_layout(array):
@@ -145,72 +145,126 @@ def select(array: PimArray, mask: PimArray) -> PimArray:
     array._check_alive()
     mask._check_alive()
     dpus = array.dpus
+    result = empty((array.size,), array.dtype, dpus, counts=array.element_counts())
     if array.size == 0:
-        return empty((0,), array.dtype, dpus)
+        return result
     tasklets = nr_tasklets()
     t, isz = c_type(array.dtype), array.itemsize
-    elements = block_elements([isz, 1, isz], tasklets)
+    held = 1024  # bytes of selected elements a tasklet holds before writing them
+    elements = block_elements([isz, 1], tasklets, extra=held + 8)
     block = ArgBlock()
     for name in ("count", "a_in", "a_mask", "a_out"):
         block.add(name, np.uint32)
     source = "\n".join([
         PRELUDE, block.c_declaration(),
-        "__host uint32_t __pim_selected[NR_TASKLETS]; /* elements each tasklet kept */",
+        f"#define HELD {held}u",
+        "__host uint32_t __pim_total; /* elements this DPU kept */",
+        "static uint32_t kept[NR_TASKLETS];",
+        "/* each tasklet's partial first and last 8-byte words of output: written by tasklet 0,",
+        " * as neighbouring tasklets share them */",
+        "static uint64_t edge_data[NR_TASKLETS][2];",
+        "static uint32_t edge_addr[NR_TASKLETS][2], edge_from[NR_TASKLETS][2],"
+        " edge_len[NR_TASKLETS][2];",
+        "static uint64_t word;",
+        "static void keep_edge(unsigned which, uint32_t address, const uint8_t *bytes,"
+        " uint32_t from, uint32_t len)",
+        "{",
+        "    edge_addr[me()][which] = address;",
+        "    edge_from[me()][which] = from;",
+        "    edge_len[me()][which] = len;",
+        "    uint8_t *to = (uint8_t *)&edge_data[me()][which];",
+        "    for (uint32_t b = 0; b < 8; b++)",
+        "        to[b] = bytes[b];",
+        "}",
         "int main(void)", "{",
         "    if (me() == 0)", "        mem_reset();", "    barrier_wait(&__pim_barrier);",
         *_chunking(elements),
         f"    {t} *bin = mem_alloc({elements * isz});",
         f"    uint8_t *bmask = mem_alloc({elements});",
-        f"    {t} *bout = mem_alloc({elements * isz});",
-        "    uint32_t kept = 0, held = 0, written = begin;",
+        "    uint8_t *out = mem_alloc(HELD + 8);",
+        "    edge_len[me()][0] = edge_len[me()][1] = 0;",
+        "    /* pass 1: count the selected elements of this tasklet's chunk */",
+        "    uint32_t mine = 0;",
         f"    for (uint32_t start = begin; start < end; start += {elements}u) {{",
         f"        const uint32_t n = end - start < {elements}u ? end - start : {elements}u;",
-        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin, __PIM_ROUND8(n *"
-        f" {isz}u));",
         "        mram_read(__PIM_MRAM(__pim_args.a_mask + start), bmask, __PIM_ROUND8(n));",
+        "        for (uint32_t k = 0; k < n; k++)",
+        "            mine += bmask[k];",
+        "    }",
+        "    kept[me()] = mine;",
+        "    barrier_wait(&__pim_barrier);",
+        "    uint32_t position = 0;",
+        "    for (unsigned u = 0; u < me(); u++)",
+        "        position += kept[u];",
+        "    /* pass 2: copy them to their place; out[] mirrors MRAM from an 8-byte boundary */",
+        f"    const uint32_t at = __pim_args.a_out + position * {isz}u;",
+        "    const uint32_t skew = at & 7u;",
+        "    uint32_t base = at - skew, fill = skew, flushed = 0;",
+        f"    for (uint32_t start = begin; start < end && mine; start += {elements}u) {{",
+        f"        const uint32_t n = end - start < {elements}u ? end - start : {elements}u;",
+        "        mram_read(__PIM_MRAM(__pim_args.a_mask + start), bmask, __PIM_ROUND8(n));",
+        f"        mram_read(__PIM_MRAM(__pim_args.a_in + start * {isz}u), bin,"
+        f" __PIM_ROUND8(n * {isz}u));",
         "        for (uint32_t k = 0; k < n; k++) {",
-        "            if (bmask[k]) {",
-        "                bout[held++] = bin[k];",
-        f"                if (held == {elements}u) {{ /* a full block: write it */",
-        f"                    mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u),"
-        f" {elements * isz}u);",
-        f"                    written += {elements}u;",
-        "                    kept += held;",
-        "                    held = 0;",
-        "                }",
+        "            if (!bmask[k])",
+        "                continue;",
+        f"            *({t} *)(out + fill) = bin[k];",
+        f"            fill += {isz}u;",
+        "            if (fill == HELD) {",
+        "                const uint32_t skip = (!flushed && skew) ? 8u : 0u;",
+        "                if (skip)",
+        "                    keep_edge(0, base, out, skew, 8 - skew);",
+        "                mram_write(out + skip, __PIM_MRAM(base + skip), HELD - skip);",
+        "                base += HELD;",
+        "                fill = 0;",
+        "                flushed = 1;",
         "            }",
         "        }",
         "    }",
-        "    if (held)",
-        f"        mram_write(bout, __PIM_MRAM(__pim_args.a_out + written * {isz}u),"
-        f" __PIM_ROUND8(held * {isz}u));",
-        "    __pim_selected[me()] = kept + held;",
+        "    const uint32_t whole = fill & ~7u;",
+        "    /* the first word, while unwritten, holds the previous tasklets' bytes first */",
+        "    const uint32_t from = (!flushed && skew) ? 8u : 0u;",
+        "    if (from && fill > skew)",
+        "        keep_edge(0, base, out, skew, (fill < 8 ? fill : 8) - skew);",
+        "    if (whole > from)",
+        "        mram_write(out + from, __PIM_MRAM(base + from), whole - from);",
+        "    if ((fill & 7u) && whole >= from)",
+        "        keep_edge(1, base + whole, out + whole, 0, fill & 7u);",
+        "    barrier_wait(&__pim_barrier);",
+        "    if (me() == 0) {",
+        "        uint32_t total = 0, current = 0;",
+        "        uint8_t *bytes = (uint8_t *)&word;",
+        "        for (unsigned u = 0; u < NR_TASKLETS; u++) {",
+        "            total += kept[u];",
+        "            for (unsigned which = 0; which < 2; which++) {",
+        "                if (!edge_len[u][which])",
+        "                    continue;",
+        "                if (edge_addr[u][which] != current) {",
+        "                    if (current)",
+        "                        mram_write(&word, __PIM_MRAM(current), 8);",
+        "                    current = edge_addr[u][which];",
+        "                    word = 0;",
+        "                }",
+        "                const uint8_t *src = (const uint8_t *)&edge_data[u][which];",
+        "                for (uint32_t b = edge_from[u][which];"
+        " b < edge_from[u][which] + edge_len[u][which]; b++)",
+        "                    bytes[b] = src[b];",
+        "            }",
+        "        }",
+        "        if (current)",
+        "            mram_write(&word, __PIM_MRAM(current), 8);",
+        "        __pim_total = total;",
+        "    }",
         "    return 0;", "}", "",
     ])
-    scratch = empty(array.shape, array.dtype, dpus, counts=array.counts)
-    try:
-        built = program(source, tasklets, "pim_select")
-        values = {"count": array.element_counts(), "a_in": array.offset,
-                  "a_mask": mask.offset, "a_out": scratch.offset}
-        launch(dpus, built, block.pack(len(dpus), values))
-        with phase("DPU-CPU"):
-            kept = dpus.gather("__pim_selected", np.uint32, tasklets, raw=True)
-            shares = dpus.gather(DPU_MRAM_HEAP_POINTER_NAME, np.uint8, scratch.share_bytes,
-                                 offset=scratch.offset - heap_address(dpus))
-        with phase("Inter-DPU"):
-            counts = array.element_counts()
-            blocks = -(-counts // elements)
-            per = -(-blocks // tasklets) * elements
-            pieces = []
-            for dpu in range(len(dpus)):
-                data = shares[dpu].view(array.dtype)
-                for tasklet in range(tasklets):
-                    begin = int(tasklet * per[dpu])
-                    pieces.append(data[begin : begin + int(kept[dpu, tasklet])])
-            selected = np.concatenate(pieces) if pieces else np.zeros(0, array.dtype)
-    finally:
-        scratch.free()
-    return asarray(selected, dpus)
+    built = program(source, tasklets, "pim_select")
+    values = {"count": array.element_counts(), "a_in": array.offset,
+              "a_mask": mask.offset, "a_out": result.offset}
+    launch(dpus, built, block.pack(len(dpus), values))
+    with phase("DPU-CPU"):
+        totals = dpus.gather("__pim_total", np.uint32, (), raw=True).reshape(-1)
+    result._keep_only(totals.astype(np.int64))
+    return result
 
 
 # ------------------------------------------------------------------ histogram

@@ -161,6 +161,16 @@ class PimArray:
             other.element_counts(), self.element_counts()
         )
 
+    def _keep_only(self, counts: np.ndarray) -> None:
+        """Become the first ``counts[i]`` elements of each share (1-D; the MRAM reserved
+        stays as it is): what an operation that keeps part of each share, such as
+        ``a[mask]``, leaves."""
+        counts = np.asarray(counts, dtype=np.int64)
+        self.shape = (int(counts.sum()),)
+        self._counts = counts
+        self._firsts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        self.share_bytes = int(-(-int(counts.max(initial=0)) * self.row_bytes // 8) * 8)
+
     def element_counts(self) -> np.ndarray:
         """Elements (not rows) on each DPU."""
         return self._counts * (self.shape[1] if self.ndim == 2 else 1)
