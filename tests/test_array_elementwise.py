@@ -74,7 +74,7 @@ def ufunc_on_pim(ufunc, *operands):
     return result
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(ufunc=st.sampled_from(BINARY), left=dtypes, right=dtypes, n=sizes, nr_dpus=dpu_counts,
        nr_tasklets=tasklets)
 def test_binary_operators_between_arrays_match_numpy(ufunc, left, right, n, nr_dpus, nr_tasklets):
@@ -87,7 +87,7 @@ SCALARS = st.sampled_from([0, 1, -1, 3, -7, 100, 300, 2**31, -(2**40), 2**63, 0.
                            np.int8(-3), np.uint16(7), np.float32(1.5), True, np.inf])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(ufunc=st.sampled_from(BINARY), dtype=dtypes, scalar=SCALARS, reflected=st.booleans(),
        n=sizes, nr_dpus=dpu_counts)
 def test_binary_operators_with_scalars_match_numpy_weak_scalar_rules(
@@ -123,7 +123,7 @@ def test_integer_division_edges_are_numpy_s(dtype):
             check(ufunc, (x, y), (a, b))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(source=dtypes, target=dtypes, n=sizes, nr_dpus=dpu_counts)
 def test_astype_converts_as_numpy(source, target, n, nr_dpus):
     x = data(source, n, seed=5, special=target.kind == "f" or target.kind == "b")

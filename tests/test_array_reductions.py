@@ -23,7 +23,7 @@ def close(result, expected, scale=0.0):
         assert result == expected
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(dtype=dtypes, n=sizes, nr_dpus=dpu_counts, nr_tasklets=tasklets)
 def test_reductions_match_numpy(dtype, n, nr_dpus, nr_tasklets):
     x = data(dtype, n, seed=n, special=False)
