@@ -18,13 +18,15 @@ ctypes declarations of libdpu and the backend lookup), :mod:`pyupmem.build` (com
 caching and reading DPU programs), :mod:`pyupmem.estimate` (the hardware time model's
 estimates, timelines and the four-phase timer), :mod:`pyupmem.dpus` (sets of DPUs:
 programs, transfers, launches, queues, logs), :mod:`pyupmem.apps` (what applications
-share: the training skeleton, several servers over MPI); beside them
+share: the training skeleton, several servers over MPI) and :mod:`pyupmem.array` (arrays
+in MRAM, NumPy's operations on them, kernels from one line of C); beside them
 :mod:`pyupmem.errors`, the emulator :mod:`pyupmem.emu` and the SDK's Python module
 :mod:`pyupmem.sdk_compat`. ``%load_ext pyupmem`` loads the notebook cell magic ``%%dpu``
 (:mod:`pyupmem.build.magic`).
 """
 
 from pyupmem.apps.distributed import Cluster
+from pyupmem.array import PimArray
 from pyupmem.build.builder import build_program
 from pyupmem.build.magic import load_ipython_extension
 from pyupmem.build.program import Program, Symbol
@@ -119,6 +121,7 @@ __all__ = [
     "PendingArray",
     "PendingResultError",
     "PhaseTimer",
+    "PimArray",
     "Program",
     "PyUpmemError",
     "Rank",
