@@ -15,7 +15,7 @@ every DPU::
 
 Every operation is a DPU program generated from a template (:mod:`~pyupmem.array.codegen`),
 built once through the build cache and launched like any program, so
-:meth:`DpuSet.estimate() <pyupmem.dpuset.DpuSet.estimate>` and a :class:`~pyupmem.PhaseTimer`
+:meth:`DpuSet.estimate() <pyupmem.dpus.group.DpuGroup.estimate>` and a :class:`~pyupmem.PhaseTimer`
 (:func:`~pyupmem.array.launching.settings`) see it. Results follow NumPy's types and values
 (:mod:`~pyupmem.array.elementwise`, :mod:`~pyupmem.array.reductions`).
 
@@ -26,7 +26,10 @@ Modules: :mod:`~pyupmem.array.allocator` (the MRAM allocator of a set),
 launch, phases), :mod:`~pyupmem.array.elementwise`, :mod:`~pyupmem.array.reductions`,
 :mod:`~pyupmem.array.collective` (scan, selection, histogram, matrix-vector product) and
 :mod:`~pyupmem.array.kernels` (CuPy's ``ElementwiseKernel``, ``ReductionKernel``,
-``RawKernel``). This package uses the layers below it (builds, DPU sets, estimates).
+``RawKernel``).
+
+May use: :mod:`pyupmem.errors`, :mod:`pyupmem.driver`, :mod:`pyupmem.build`,
+:mod:`pyupmem.estimate`, :mod:`pyupmem.dpus`.
 """
 
 from pyupmem.array.allocator import MramAllocationError, MramAllocator
