@@ -360,14 +360,26 @@ BUILTIN: dict[str, Callable[..., Workload]] = {
 
 
 def workload(name: str, **shape: Any) -> Workload:
-    """A built-in workload by name (see :data:`BUILTIN`), with shape options.
+    """A built-in workload by name (see :data:`BUILTIN`), with shape options, or a layer of
+    the large spaces (:data:`rl.mapping.layers.LAYERS`).
 
     Raises:
         ValueError: an unknown name or shape option.
     """
-    if name not in BUILTIN:
-        raise ValueError(f"unknown workload {name!r}: choose one of {', '.join(BUILTIN)}")
-    try:
-        return BUILTIN[name](**{k: v for k, v in shape.items() if v is not None})
-    except TypeError as error:
-        raise ValueError(f"workload {name!r}: {error}") from None
+    from .layers import LAYERS, layer
+
+    shape = {k: v for k, v in shape.items() if v is not None}
+    if name in LAYERS:
+        if shape:
+            raise ValueError(f"layer {name!r} has a fixed shape: no {', '.join(shape)}")
+        made: Workload = layer(name)
+    elif name in BUILTIN:
+        try:
+            made = BUILTIN[name](**shape)
+        except TypeError as error:
+            raise ValueError(f"workload {name!r}: {error}") from None
+    else:
+        raise ValueError(f"unknown workload {name!r}: choose one of "
+                         f"{', '.join([*BUILTIN, *LAYERS])}")
+    made.factory = (name, shape)
+    return made
