@@ -31,7 +31,7 @@ class Policy:
     """
 
     def __init__(self, sizes: list[int], rng: np.random.Generator, hidden: int = 32,
-                 lr: float = 0.03, clip: float = 0.2, entropy: float = 0.01, epochs: int = 4):
+                 lr: float = 0.01, clip: float = 0.2, entropy: float = 0.05, epochs: int = 4):
         if not sizes or min(sizes) < 1:
             raise ValueError(f"a policy needs parameters with values, not sizes {sizes}")
         self.sizes = list(sizes)
