@@ -248,6 +248,12 @@ class MultiAgent(Agent):
         clusters = correlation_clusters(self.space, self._samples, self.threshold)
         self.agents = []
         for names in clusters:
+            count = math.prod(len(self.space[n].values) for n in names)
+            if count > 100_000:
+                raise ValueError(
+                    f"marl-bandit: a cluster ({', '.join(names)}) has {count:,} joint values, "
+                    "too many to try each: use --agent marl on a large space"
+                )
             arms = list(itertools.product(*(self.space[n].values for n in names)))
             self.agents.append(_ClusterAgent(names, arms))
         for evaluation in self._samples:  # the warm-up teaches every agent

@@ -67,7 +67,11 @@ class TPEAgent(Agent):
 
     def __init__(self, space: Space, seed: int = 0, startup: int = 16):
         super().__init__(space, seed)
-        import optuna
+        try:
+            import optuna
+        except ImportError:
+            raise ImportError(
+                "the tpe agent needs Optuna: pip install 'pyupmem[mapping]'") from None
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self._optuna = optuna

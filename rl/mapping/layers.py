@@ -31,8 +31,6 @@ from typing import Any
 
 import numpy as np
 
-import pyupmem as pim
-
 from .environment import InvalidMapping
 from .space import Parameter, Space
 from .workloads import HEAP, MRAM_BYTES, PROGRAMS, _copy_seconds, _OneDpuWorkload, _phases
@@ -102,10 +100,17 @@ class LayerWorkload(_OneDpuWorkload):
         kind = "GEMV" if n == 1 else "GEMM"
         self.description = (description or name) + f": {dtype}, {m} x {k}, {n} vector" + (
             "s" if n > 1 else "") + f" ({kind})"
-        rng = np.random.default_rng(0)
-        low, high = (-128, 128) if dtype == "int8" else (-1000, 1000)
-        self.weights = rng.integers(low, high, (m, k)).astype(self.dtype)
-        self.inputs = rng.integers(low, high, (n, k)).astype(self.dtype)
+        self._data: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The layer's weights W (m x k) and inputs X (n x k): random, made on first use."""
+        if self._data is None:
+            rng = np.random.default_rng(0)
+            low, high = (-128, 128) if self.dtype == np.int8 else (-1000, 1000)
+            self._data = (rng.integers(low, high, (self.m, self.k)).astype(self.dtype),
+                          rng.integers(low, high, (self.n, self.k)).astype(self.dtype))
+        return self._data
 
     # the static rules --------------------------------------------------------------
 
@@ -173,8 +178,9 @@ class LayerWorkload(_OneDpuWorkload):
         n_pad = (per_launch + 1) & ~1
         acc = "int64_t" if mapping["acc"] == "int64" else "int32_t"
         key, dpus = self._dpu(mapping["tasklets"], {"T": f"{self.dtype}_t", "ACC": acc})
-        w = np.ascontiguousarray(self.weights[:rows, :cols])
-        x = np.ascontiguousarray(self.inputs[:per_launch, :cols])
+        weights, inputs = self.data
+        w = np.ascontiguousarray(weights[:rows, :cols])
+        x = np.ascontiguousarray(inputs[:per_launch, :cols])
         for name, value in (("rows", rows), ("k_bytes", k_bytes), ("n", per_launch),
                             ("tile_k", mapping["tile_k"]), ("tile_m", mapping["tile_m"]),
                             ("tile_n", mapping["tile_n"]),
