@@ -6,7 +6,10 @@ reward of the mapping they chose together.
 
 Both propose a batch of :data:`BATCH` mappings, then learn from the batch (PPO's update),
 so what they find does not depend on how many processes score the batch. A mapping the
-static rules refuse is free and still teaches the agents (its penalty).
+static rules refuse is free and still teaches the agents (its penalty). A batch is drawn
+from :data:`CANDIDATES` times as many samples of the policy, mappings not proposed before
+first: a policy that has settled on a mapping then proposes its nearest alternatives
+instead of repeating it (sampling without replacement, as far as the draw allows).
 """
 
 from __future__ import annotations
@@ -23,6 +26,19 @@ from .space import Space
 
 BATCH = 16
 """Mappings an agent proposes before it learns (PPO's batch)."""
+CANDIDATES = 4
+"""Samples of the policy drawn per mapping of a batch (see the module)."""
+
+
+def _fresh_first(indices: np.ndarray, proposed: set[tuple[int, ...]], count: int) -> np.ndarray:
+    """``count`` rows of ``indices``: those not in ``proposed`` (nor twice) first, in their
+    order, then repeats; ``proposed`` takes the fresh ones."""
+    fresh, stale = [], []
+    for row in indices:
+        key = tuple(int(v) for v in row)
+        (stale if key in proposed else fresh).append(row)
+        proposed.add(key)
+    return np.array((fresh + stale)[:count])
 
 
 class PPOAgent(Agent):
@@ -34,11 +50,12 @@ class PPOAgent(Agent):
     def __init__(self, space: Space, seed: int = 0, **policy: Any):
         super().__init__(space, seed)
         self.policy = Policy([len(p.values) for p in space.parameters], self.rng, **policy)
-        self._actions: np.ndarray | None = None
+        self._proposed: set[tuple[int, ...]] = set()
 
     def propose_batch(self) -> list[dict[str, Any]]:
-        self._actions = self.policy.sample(self.batch_size)
-        return [self.space.from_indices(row) for row in self._actions]
+        drawn = self.policy.sample(CANDIDATES * self.batch_size)
+        rows = _fresh_first(drawn, self._proposed, self.batch_size)
+        return [self.space.from_indices(row) for row in rows]
 
     def learn_batch(self, evaluations: list[Evaluation]) -> None:
         if not evaluations:
@@ -102,7 +119,7 @@ class MARLAgent(Agent):
         self._samples: list[Evaluation] = []
         self._emulated = 0
         self.agents: list[tuple[list[int], Policy]] | None = None
-        self._pending_random = False
+        self._proposed: set[tuple[int, ...]] = set()
 
     @property
     def clusters(self) -> list[list[str]] | None:
@@ -130,17 +147,16 @@ class MARLAgent(Agent):
 
     def propose_batch(self) -> list[dict[str, Any]]:
         if self.agents is None and self._emulated < self.warmup:
-            self._pending_random = True
             batch = [self._random.propose() for _ in range(self.batch_size)]
             return [m for m in batch if m is not None]
         if self.agents is None:
             self._form_agents()
         assert self.agents is not None
-        self._pending_random = False
-        indices = np.zeros((self.batch_size, len(self.space.parameters)), dtype=int)
-        for columns, policy in self.agents:
-            indices[:, columns] = policy.sample(self.batch_size)
-        return [self.space.from_indices(row) for row in indices]
+        drawn = np.zeros((CANDIDATES * self.batch_size, len(self.space.parameters)), dtype=int)
+        for columns, policy in self.agents:  # each agent its own part, independently
+            drawn[:, columns] = policy.sample(len(drawn))
+        rows = _fresh_first(drawn, self._proposed, self.batch_size)
+        return [self.space.from_indices(row) for row in rows]
 
     def _teach(self, evaluations: list[Evaluation]) -> None:
         assert self.agents is not None
@@ -153,6 +169,7 @@ class MARLAgent(Agent):
 
     def learn_batch(self, evaluations: list[Evaluation]) -> None:
         if self.agents is None:
+            self._proposed.update(tuple(self.space.indices(e.mapping)) for e in evaluations)
             self._samples.extend(evaluations)
             self._emulated += sum(e.emulated for e in evaluations)
         else:

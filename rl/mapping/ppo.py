@@ -130,7 +130,17 @@ class Policy:
 
 
 def advantages(rewards: np.ndarray) -> np.ndarray:
-    """Rewards standardised within their batch (zero where they are all equal)."""
+    """Centred ranks of the rewards within their batch, from -0.5 to 0.5 (ties share their
+    mean rank; all zero when the rewards are all equal). Ranks, not standardised rewards:
+    the penalty of invalid mappings is far below every valid reward, and would otherwise
+    drown the differences among valid mappings, which are what the search is after."""
     rewards = np.asarray(rewards, dtype=float)
-    spread = rewards.std()
-    return np.zeros_like(rewards) if spread == 0 else (rewards - rewards.mean()) / spread
+    if len(rewards) < 2 or np.all(rewards == rewards[0]):
+        return np.zeros_like(rewards)
+    order = np.argsort(rewards, kind="stable")
+    ranks = np.empty(len(rewards))
+    ranks[order] = np.arange(len(rewards))
+    for value in np.unique(rewards):  # ties: their mean rank
+        tied = rewards == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks / (len(rewards) - 1) - 0.5
