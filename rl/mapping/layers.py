@@ -69,6 +69,7 @@ class LayerWorkload(_OneDpuWorkload):
     module)."""
 
     source = PROGRAMS / "gemm.c"
+    loaded_variants = len(LAYER_TASKLETS) * 2  # every build of a layer stays loaded
 
     def __init__(self, name: str, m: int, k: int, n: int, dtype: str = "int8",
                  description: str = ""):

@@ -66,6 +66,8 @@ class _OneDpuWorkload(Workload):
     and a launch whose fault is the mapping's invalidity."""
 
     source: Path
+    loaded_variants = LOADED_VARIANTS
+    """Program variants kept loaded (least recently used out)."""
 
     def __init__(self, space: Space):
         super().__init__(space)
@@ -80,7 +82,7 @@ class _OneDpuWorkload(Workload):
         )
         dpus = self._sets.pop(program.path, None)
         if dpus is None:
-            if len(self._sets) == LOADED_VARIANTS:  # the least recently used one goes
+            if len(self._sets) >= self.loaded_variants:  # the least recently used one goes
                 self._sets.pop(next(iter(self._sets))).free()
             dpus = pim.DpuSet(1, backend="emulator")
             dpus.load(program)
