@@ -5,6 +5,8 @@ found, and the speedup over a hand-made PrIM-GEMV-like mapping.
 
     .venv/bin/python benchmarks/mapping_scale.py [--layers bert-ffn1 ...] [--agents marl ppo]
         [--seeds 3] [--budget 1000] [--workers 2] [--markdown] [--plot FILE] [--json FILE]
+    .venv/bin/python benchmarks/mapping_scale.py --from-json A.json B.json --markdown
+        [--plot FILE]   # the table and the figure of runs done apart (one per layer set)
 
 All agents of a layer share one environment (its cache of emulated mappings), so a mapping
 is emulated once however many runs propose it; each run still counts its own distinct
@@ -37,8 +39,17 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--plot", type=Path, help="the curves of best time against evaluations")
     parser.add_argument("--json", type=Path, help="every run's history and the summary")
+    parser.add_argument("--from-json", type=Path, nargs="*",
+                        help="summarise the runs these --json files hold instead of running")
     args = parser.parse_args()
     results: dict[str, dict] = {}
+    for saved in args.from_json or []:
+        results.update(json.loads(saved.read_text())["results"])
+    if args.from_json:
+        args.layers = []
+        args.budget = max(len(run["history"]) for layer in results.values()
+                          for runs in layer["runs"].values() for run in runs)
+        args.seeds = max(len(runs) for layer in results.values() for runs in layer["runs"].values())
     for name in args.layers:
         chosen = workload(name)
         runs: dict[str, list] = {}

@@ -40,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="processes that emulate mappings (the result does not depend on it)")
     p.add_argument("--budget", type=int, default=None,
-                   help="evaluations (distinct mappings); default: the whole space")
+                   help="evaluations (distinct mappings emulated); default: the whole "
+                        "space up to 100,000 mappings, else 1,000")
     p.add_argument("--seed", type=int, default=0, help="the agent's seed")
     p.add_argument("--json", type=Path, help="write best_seconds, best_mapping, evaluations ...")
     p.add_argument("--cache", type=Path,
@@ -75,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
     with MappingEnvironment(chosen, cache=args.cache, workers=args.workers) as env:
         print(f"{chosen.description}: {env.space.size:,} mappings "
               f"({', '.join(env.space.names)})")
-        result = search(env, args.agent, budget=args.budget, seed=args.seed, progress=True)
+        budget = args.budget
+        if budget is None:
+            budget = env.space.size if env.space.size <= 100_000 else 1000
+        result = search(env, args.agent, budget=budget, seed=args.seed, progress=True)
         default = env.evaluate(chosen.default_mapping())
         best = result.best
     refused = f", {result.refused} more refused by the static rules" if result.refused else ""
