@@ -346,8 +346,9 @@ def search(env: MappingEnvironment, agent: str | Agent = "marl", budget: int | N
     ``stop_at`` seconds is found.
 
     A proposal of a mapping seen before in this search is told its reward again and does
-    not count; after ``20 x`` the space's parameters such proposals in a row, a random
-    unseen mapping is taken in its place, so a converged agent still spends its budget. A
+    not count; after ``20 x`` the space's parameters such proposals in a row, each further
+    one is replaced by a random unseen mapping until the agent proposes a new mapping
+    itself, so a converged agent still spends its budget. A
     mapping the static rules refuse does not count either; the search ends after
     ``max_proposals`` proposals (default: 100 per evaluation of the budget, plus 10,000)
     even if the budget is not spent. The environment's worker processes score a batch
@@ -388,9 +389,8 @@ def search(env: MappingEnvironment, agent: str | Agent = "marl", budget: int | N
         for mapping in batch:
             key = space.key(mapping)
             if key in seen or key in new_keys:
-                repeats += 1
+                repeats += 1  # back to 0 only when the agent itself proposes a new mapping
                 if repeats >= 20 * len(space.parameters):
-                    repeats = 0
                     while (mapping := fallback.propose()) is not None and (
                             space.key(mapping) in seen or space.key(mapping) in new_keys):
                         pass
@@ -408,13 +408,14 @@ def search(env: MappingEnvironment, agent: str | Agent = "marl", budget: int | N
         proposals += len(kept)
         evaluations = env.evaluate_many(kept)
         learned = []
-        for mapping, evaluation in zip(kept, evaluations, strict=True):
+        for proposed, mapping, evaluation in zip(batch, kept, evaluations, strict=False):
             learned.append(evaluation)
             key = space.key(mapping)
             if key in seen:
                 continue
             seen.add(key)
-            repeats = 0
+            if proposed is mapping:  # the agent's own new mapping, not a stand-in
+                repeats = 0
             if not evaluation.emulated:
                 refused += 1
                 if best is None:

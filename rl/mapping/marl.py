@@ -7,14 +7,16 @@ reward of the mapping they chose together.
 Both propose a batch of :data:`BATCH` mappings, then learn from the batch (PPO's update),
 so what they find does not depend on how many processes score the batch. A mapping the
 static rules refuse is free and still teaches the agents (its penalty). A batch is drawn
-from :data:`CANDIDATES` times as many samples of the policy, mappings not proposed before
-first: a policy that has settled on a mapping then proposes its nearest alternatives
-instead of repeating it (sampling without replacement, as far as the draw allows).
+from :data:`CANDIDATES` times as many samples of the policy (up to :data:`DRAWS` such
+draws while too few are new), mappings not proposed before first: a policy that has
+settled on a mapping then proposes its nearest alternatives instead of repeating it
+(sampling without replacement, as far as the draws allow).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,14 +32,24 @@ CANDIDATES = 4
 """Samples of the policy drawn per mapping of a batch (see the module)."""
 
 
-def _fresh_first(indices: np.ndarray, proposed: set[tuple[int, ...]], count: int) -> np.ndarray:
-    """``count`` rows of ``indices``: those not in ``proposed`` (nor twice) first, in their
-    order, then repeats; ``proposed`` takes the fresh ones."""
+DRAWS = 4
+"""Draws of candidates at most per batch, while too few of them are fresh."""
+
+
+def _fresh_first(draw: Callable[[int], np.ndarray], proposed: set[tuple[int, ...]],
+                 count: int) -> np.ndarray:
+    """``count`` rows drawn from the policy (``draw(n)`` gives ``n``): those not in
+    ``proposed`` (nor twice) first, in their order, then repeats; up to :data:`DRAWS`
+    draws of ``CANDIDATES * count`` while fewer than ``count`` are fresh. ``proposed``
+    takes the fresh ones."""
     fresh, stale = [], []
-    for row in indices:
-        key = tuple(int(v) for v in row)
-        (stale if key in proposed else fresh).append(row)
-        proposed.add(key)
+    for _ in range(DRAWS):
+        for row in draw(CANDIDATES * count):
+            key = tuple(int(v) for v in row)
+            (stale if key in proposed else fresh).append(row)
+            proposed.add(key)
+        if len(fresh) >= count:
+            break
     return np.array((fresh + stale)[:count])
 
 
@@ -53,8 +65,7 @@ class PPOAgent(Agent):
         self._proposed: set[tuple[int, ...]] = set()
 
     def propose_batch(self) -> list[dict[str, Any]]:
-        drawn = self.policy.sample(CANDIDATES * self.batch_size)
-        rows = _fresh_first(drawn, self._proposed, self.batch_size)
+        rows = _fresh_first(self.policy.sample, self._proposed, self.batch_size)
         return [self.space.from_indices(row) for row in rows]
 
     def learn_batch(self, evaluations: list[Evaluation]) -> None:
@@ -152,10 +163,15 @@ class MARLAgent(Agent):
         if self.agents is None:
             self._form_agents()
         assert self.agents is not None
-        drawn = np.zeros((CANDIDATES * self.batch_size, len(self.space.parameters)), dtype=int)
-        for columns, policy in self.agents:  # each agent its own part, independently
-            drawn[:, columns] = policy.sample(len(drawn))
-        rows = _fresh_first(drawn, self._proposed, self.batch_size)
+        agents = self.agents
+
+        def draw(count: int) -> np.ndarray:
+            drawn = np.zeros((count, len(self.space.parameters)), dtype=int)
+            for columns, policy in agents:  # each agent its own part, independently
+                drawn[:, columns] = policy.sample(count)
+            return drawn
+
+        rows = _fresh_first(draw, self._proposed, self.batch_size)
         return [self.space.from_indices(row) for row in rows]
 
     def _teach(self, evaluations: list[Evaluation]) -> None:
