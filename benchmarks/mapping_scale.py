@@ -66,6 +66,9 @@ def main() -> None:
                                         "best_mapping": r.best.mapping, "refused": r.refused,
                                         "proposals": r.proposals, "clusters": r.clusters,
                                         "seconds": time.perf_counter() - t})
+                    if args.json:  # after every run, so that a stopped run keeps its part
+                        args.json.write_text(json.dumps({"results": {**results, name: {
+                            "description": chosen.description, "runs": runs, "partial": True}}}))
                     print(f"{name} {agent} seed {seed}: best {r.best.seconds * 1e3:.4f} ms, "
                           f"{r.evaluations} evaluations, {r.refused} refused, "
                           f"{time.perf_counter() - t:.1f} s", flush=True)
@@ -135,7 +138,7 @@ def plot(results: dict, path: Path) -> None:
         ax.axhline(1.05, color="grey", linestyle="--", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_ylim(0.97, 4)
+        ax.set_ylim(bottom=0.97)
         ax.set_xlabel("evaluations")
         ax.set_title(name, fontsize="medium")
     axes[0][0].set_ylabel("best time / best of all runs (median)")
