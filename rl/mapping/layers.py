@@ -49,10 +49,15 @@ STACK_BYTES = 1024
 DPU_SPLITS = tuple(sorted({1 << i for i in range(12)} | {5 << i for i in range(10)}))
 """Values of ``dpus_m``: powers of two and five times them, so that 40 ranks are reachable."""
 LAYER_TASKLETS = (1, 2, 4, 8, 11, 12, 16, 24)
+"""Values of ``tasklets`` (11 saturates the pipeline; 24 is the most)."""
 TILE_K = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
+"""Values of ``tile_k``, bytes per DMA (8 to 2,048, the DMA's limits)."""
 TILE_M = (1, 2, 3, 4, 6, 8, 12, 16)
+"""Values of ``tile_m``, rows of W a tasklet holds in WRAM."""
 TILE_N = (1, 2, 4, 8, 16)
+"""Values of ``tile_n``, vectors of X a tasklet holds in WRAM (those up to the layer's)."""
 PER_LAUNCH_MAX = 200
+"""The most vectors per launch: ``per_launch`` takes the divisors of the layer's up to it."""
 
 
 def _round8(size: int) -> int:
