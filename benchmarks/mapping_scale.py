@@ -128,8 +128,12 @@ def markdown(rows: list[dict], budget: int, seeds: int) -> str:
 def plot(results: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 3.6), squeeze=False)
-    for ax, (name, layer) in zip(axes[0], results.items(), strict=True):
+    columns = min(4, len(results))
+    rows = -(-len(results) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[len(results):]:
+        ax.set_visible(False)
+    for ax, (name, layer) in zip(axes.flat, results.items(), strict=False):
         for agent, runs in layer["runs"].items():
             length = max(len(r["history"]) for r in runs)
             padded = np.array([r["history"] + [r["history"][-1]] * (length - len(r["history"]))
@@ -141,8 +145,9 @@ def plot(results: dict, path: Path) -> None:
         ax.set_ylim(bottom=0.97)
         ax.set_xlabel("evaluations")
         ax.set_title(name, fontsize="medium")
-    axes[0][0].set_ylabel("best time / best of all runs (median)")
-    axes[0][-1].legend(fontsize="small")
+    for row in axes:
+        row[0].set_ylabel("best / best of all runs (median)")
+    axes.flat[len(results) - 1].legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
