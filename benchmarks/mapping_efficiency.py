@@ -21,7 +21,7 @@ import numpy as np
 from rl.mapping import BUILTIN, MappingEnvironment, search, workload
 from rl.mapping.plot import plot_histories
 
-AGENTS = ("marl", "single", "random")
+AGENTS = ("marl-bandit", "single", "random")
 
 
 def main() -> None:

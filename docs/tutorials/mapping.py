@@ -19,7 +19,7 @@ print(f"{layer.space.size} mappings")
 # [start-search]
 with MappingEnvironment(layer) as env:
     default = env.evaluate(layer.default_mapping())
-    result = search(env, "marl", budget=150, seed=0)
+    result = search(env, "marl-bandit", budget=150, seed=0)
     best = result.best
     print(f"agents: {result.clusters}")
     print(f"best after {result.evaluations} evaluations: {best.seconds * 1e3:.3f} ms")

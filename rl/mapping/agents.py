@@ -1,25 +1,34 @@
 """Agents that search a mapping space, and :func:`search`, which runs one on a budget.
 
-Every agent proposes mappings one at a time and learns from their rewards (minus the log
-of the modelled seconds). A search counts *evaluations*: distinct mappings scored, since
-the environment caches; a proposal of a mapping scored before costs nothing and is told
-its cached reward.
+Every agent proposes mappings (a batch at a time) and learns from their rewards (minus the
+log of the modelled seconds). A search counts *evaluations*: distinct mappings emulated,
+since the environment caches; a proposal of a mapping scored before costs nothing and is
+told its cached reward, and a mapping the workload's static rules refuse costs nothing
+and is told the penalty.
 
-- :class:`ExhaustiveAgent` proposes every mapping in order (the optimum of a small space).
-- :class:`RandomAgent` proposes mappings uniformly at random, without repeats.
-- :class:`SingleAgent` is tabular Q-learning over the joint space: an episode sets the
-  parameters one after the other, the state being the values chosen so far; one agent
-  learns the whole space.
-- :class:`MultiAgent` is the decentralised multi-agent RL of Krishnan et al. (arXiv
-  2507.16249) in a form that suits this space. A warm-up of random mappings gives the
-  correlation between parameters among the better half of them; parameters whose
-  correlation is strong (above ``threshold``) are clustered, and each cluster is one
-  agent, a bandit over its parameters' joint values (a cluster has few). The agents
-  choose together, each its own part of the mapping, and learn from the shared reward:
-  each keeps, per joint value of its part, the best reward seen with it, and plays the
-  best one or, with a decaying probability, explores. Bandits suit this space: a
-  mapping is one decision with one reward, and a cluster's joint values are few enough
-  to try each.
+The agents, by their ``--agent`` names:
+
+- ``marl`` (:class:`~rl.mapping.marl.MARLAgent`): the decentralised multi-agent RL of
+  Krishnan et al. (arXiv 2507.16249): correlation-based clusters of parameters, one PPO
+  agent per cluster, a shared reward;
+- ``ppo`` (:class:`~rl.mapping.marl.PPOAgent`): one PPO agent over the whole space;
+- ``random`` (:class:`RandomAgent`): uniformly random mappings, without repeats;
+- ``ga`` (:class:`~rl.mapping.baselines.GeneticAgent`): a genetic algorithm;
+- ``tpe`` (:class:`~rl.mapping.baselines.TPEAgent`): Optuna's TPE sampler;
+- ``marl-bandit`` (:class:`MultiAgent`): issue 19's multi-agent search for small spaces,
+  one bandit per correlated cluster (see below);
+- ``single`` (:class:`SingleAgent`): tabular Q-learning over the joint space (small
+  spaces);
+- ``exhaustive`` (:class:`ExhaustiveAgent`): every mapping in order (small spaces).
+
+:class:`MultiAgent` (``marl-bandit``): a warm-up of random mappings gives the correlation
+between parameters among the better half of them; parameters whose correlation is strong
+(above ``threshold``) are clustered, and each cluster is one agent, a bandit over its
+parameters' joint values (a cluster has few). The agents choose together, each its own
+part of the mapping, and learn from the shared reward: each keeps, per joint value of its
+part, the best reward seen with it, and plays the best one or, with a decaying
+probability, explores. Bandits suit a small space, where a cluster's joint values are few
+enough to try each; a large space's are not.
 """
 
 from __future__ import annotations
@@ -35,12 +44,21 @@ import numpy as np
 from .environment import Evaluation, MappingEnvironment
 from .space import Space
 
-AGENTS = ("marl", "single", "random", "exhaustive")
+AGENTS = ("marl", "ppo", "random", "ga", "tpe", "marl-bandit", "single", "exhaustive")
 """The agents by their CLI names."""
 
 
 class Agent:
-    """Proposes mappings and learns from their evaluations."""
+    """Proposes mappings and learns from their evaluations.
+
+    An agent proposes ``batch_size`` mappings at a time (:meth:`propose_batch`) and then
+    learns from their evaluations (:meth:`learn_batch`, in the same order; fewer when the
+    budget ends within the batch, and a mapping may be one the search put in place of a
+    repeated proposal). Agents that learn from each mapping before the next have a batch
+    of one and implement :meth:`propose` and :meth:`learn`.
+    """
+
+    batch_size = 1
 
     def __init__(self, space: Space, seed: int = 0):
         self.space = space
@@ -52,6 +70,21 @@ class Agent:
 
     def learn(self, evaluation: Evaluation) -> None:
         """Take in a proposed mapping's evaluation."""
+
+    def propose_batch(self) -> list[dict[str, Any]]:
+        """The next mappings to try (empty: nothing left)."""
+        batch = []
+        for _ in range(self.batch_size):
+            mapping = self.propose()
+            if mapping is None:
+                break
+            batch.append(mapping)
+        return batch
+
+    def learn_batch(self, evaluations: list[Evaluation]) -> None:
+        """Take in the evaluations of a proposed batch."""
+        for evaluation in evaluations:
+            self.learn(evaluation)
 
 
 class ExhaustiveAgent(Agent):
@@ -66,20 +99,28 @@ class ExhaustiveAgent(Agent):
 
 
 class RandomAgent(Agent):
-    """Uniformly random mappings, none twice."""
+    """Uniformly random mappings, none twice. A space of up to :data:`PERMUTED` mappings is
+    drawn as a random permutation; a larger one by rejecting indices drawn before."""
+
+    PERMUTED = 1 << 20
+    batch_size = 16  # proposals do not depend on evaluations: a batch only runs in parallel
 
     def __init__(self, space: Space, seed: int = 0):
         super().__init__(space, seed)
-        self._order = iter(self.rng.permutation(space.size))
-        self._mappings: list[dict[str, Any]] | None = None
+        self._order = iter(self.rng.permutation(space.size)) if space.size <= self.PERMUTED \
+            else None
+        self._drawn: set[int] = set()
 
     def propose(self) -> dict[str, Any] | None:
-        index = next(self._order, None)
-        if index is None:
+        if self._order is not None:
+            index = next(self._order, None)
+            return None if index is None else self.space.mapping_at(int(index))
+        if len(self._drawn) >= self.space.size:
             return None
-        if self._mappings is None:
-            self._mappings = list(self.space)
-        return self._mappings[int(index)]
+        while (index := int(self.rng.integers(self.space.size))) in self._drawn:
+            pass
+        self._drawn.add(index)
+        return self.space.mapping_at(index)
 
 
 def _explore_probability(step: int, start: float = 0.5, floor: float = 0.05) -> float:
@@ -207,6 +248,12 @@ class MultiAgent(Agent):
         clusters = correlation_clusters(self.space, self._samples, self.threshold)
         self.agents = []
         for names in clusters:
+            count = math.prod(len(self.space[n].values) for n in names)
+            if count > 100_000:
+                raise ValueError(
+                    f"marl-bandit: a cluster ({', '.join(names)}) has {count:,} joint values, "
+                    "too many to try each: use --agent marl on a large space"
+                )
             arms = list(itertools.product(*(self.space[n].values for n in names)))
             self.agents.append(_ClusterAgent(names, arms))
         for evaluation in self._samples:  # the warm-up teaches every agent
@@ -241,13 +288,26 @@ class MultiAgent(Agent):
             self._teach(evaluation)
 
 
-AGENT_CLASSES: dict[str, Callable[..., Agent]] = {
-    "marl": MultiAgent,
-    "single": SingleAgent,
-    "random": RandomAgent,
-    "exhaustive": ExhaustiveAgent,
-}
-"""The agent class of each CLI name (:data:`AGENTS`)."""
+def _agent_class(name: str) -> Callable[..., Agent]:
+    from .baselines import GeneticAgent, TPEAgent
+    from .marl import MARLAgent, PPOAgent
+
+    return {
+        "marl": MARLAgent, "ppo": PPOAgent, "random": RandomAgent, "ga": GeneticAgent,
+        "tpe": TPEAgent, "marl-bandit": MultiAgent, "single": SingleAgent,
+        "exhaustive": ExhaustiveAgent,
+    }[name]
+
+
+def make_agent(name: str, space: Space, seed: int = 0) -> Agent:
+    """The agent of a CLI name (:data:`AGENTS`) on ``space``.
+
+    Raises:
+        ValueError: an unknown name.
+    """
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(AGENTS)}")
+    return _agent_class(name)(space, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -255,16 +315,20 @@ class SearchResult:
     """What a search found.
 
     Attributes:
-        best: the best evaluation.
-        evaluations: distinct mappings scored.
+        best: the best evaluation (invalid when no mapping tried was valid).
+        evaluations: distinct mappings emulated.
         history: the best seconds after each evaluation (``history[k]`` after ``k + 1``).
-        clusters: the multi-agent search's parameter clusters (None for the others).
+        clusters: the multi-agent searches' parameter clusters (None for the others).
+        refused: distinct mappings the static rules refused (free: not evaluations).
+        proposals: mappings the agent proposed, repeats and refusals included.
     """
 
     best: Evaluation
     evaluations: int
     history: list[float]
     clusters: list[list[str]] | None = None
+    refused: int = 0
+    proposals: int = 0
 
     def evaluations_to_within(self, target_seconds: float, tolerance: float = 0.05) -> int | None:
         """Evaluations until the best was within ``tolerance`` of ``target_seconds``."""
@@ -275,66 +339,102 @@ class SearchResult:
 
 
 def search(env: MappingEnvironment, agent: str | Agent = "marl", budget: int | None = None,
-           seed: int = 0, progress: bool = False, stop_at: float | None = None) -> SearchResult:
+           seed: int = 0, progress: bool = False, stop_at: float | None = None,
+           max_proposals: int | None = None) -> SearchResult:
     """Run an agent on ``env`` for ``budget`` evaluations (default: the space's size, or
     until the agent has nothing left to propose), or until a mapping of at most
     ``stop_at`` seconds is found.
 
-    A proposal of a mapping scored before in this search is told its reward again and
-    does not count; after ``20 x`` the space's parameters such proposals in a row, a
-    random unscored mapping is taken instead, so a converged agent still spends its budget.
+    A proposal of a mapping seen before in this search is told its reward again and does
+    not count; after ``20 x`` the space's parameters such proposals in a row, each further
+    one is replaced by a random unseen mapping until the agent proposes a new mapping
+    itself, so a converged agent still spends its budget. A
+    mapping the static rules refuse does not count either; the search ends after
+    ``max_proposals`` proposals (default: 100 per evaluation of the budget, plus 10,000)
+    even if the budget is not spent. The environment's worker processes score a batch
+    together; what the search finds does not depend on their number.
 
     Raises:
         ValueError: an unknown agent name or a budget below 1.
     """
     if isinstance(agent, str):
-        if agent not in AGENT_CLASSES:
-            raise ValueError(f"unknown agent {agent!r}: choose one of {', '.join(AGENTS)}")
-        agent = AGENT_CLASSES[agent](env.space, seed=seed)
+        agent = make_agent(agent, env.space, seed)
     space = env.space
     budget = space.size if budget is None else budget
     if budget < 1:
         raise ValueError(f"the budget is at least one evaluation, not {budget}")
     budget = min(budget, space.size)
+    max_proposals = 100 * budget + 10_000 if max_proposals is None else max_proposals
     seen: set[tuple[Any, ...]] = set()
     history: list[float] = []
     best: Evaluation | None = None
     fallback = RandomAgent(space, seed + 1)
-    repeats = 0
+    repeats = proposals = refused = 0
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=budget, desc=f"mapping search ({type(agent).__name__})", unit="eval",
                    leave=False)
-    while len(history) < budget:
-        mapping = agent.propose()
-        if mapping is None:
+    done = False
+    while not done and len(history) < budget and proposals < max_proposals:
+        batch = agent.propose_batch()
+        if not batch:
             break
-        if space.key(mapping) in seen:
-            agent.learn(env.evaluate(mapping))
-            repeats += 1
-            if repeats < 20 * len(space.parameters):
+        # the batch as it will be scored: repeats past the limit replaced, and cut where
+        # the budget ends
+        kept: list[dict[str, Any]] = []
+        new_keys: set[tuple[Any, ...]] = set()
+        counted = 0
+        for mapping in batch:
+            key = space.key(mapping)
+            if key in seen or key in new_keys:
+                repeats += 1  # back to 0 only when the agent itself proposes a new mapping
+                if repeats >= 20 * len(space.parameters):
+                    while (mapping := fallback.propose()) is not None and (
+                            space.key(mapping) in seen or space.key(mapping) in new_keys):
+                        pass
+                    if mapping is None:
+                        done = True
+                        break
+                    key = space.key(mapping)
+            if key not in seen and key not in new_keys:
+                if env.refusal(mapping) is None:
+                    if len(history) + counted == budget:
+                        break
+                    counted += 1
+                new_keys.add(key)
+            kept.append(mapping)
+        proposals += len(kept)
+        evaluations = env.evaluate_many(kept)
+        learned = []
+        for proposed, mapping, evaluation in zip(batch, kept, evaluations, strict=False):
+            learned.append(evaluation)
+            key = space.key(mapping)
+            if key in seen:
                 continue
-            while (mapping := fallback.propose()) is not None and space.key(mapping) in seen:
-                pass
-            if mapping is None:
+            seen.add(key)
+            if proposed is mapping:  # the agent's own new mapping, not a stand-in
+                repeats = 0
+            if not evaluation.emulated:
+                refused += 1
+                if best is None:
+                    best = evaluation
+                continue
+            if best is None or evaluation.seconds < best.seconds:
+                best = evaluation
+            history.append(best.seconds)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(best_ms=f"{best.seconds * 1e3:.3f}" if best.valid else "none valid",
+                                refresh=False)
+            if stop_at is not None and best.seconds <= stop_at:
+                done = True
                 break
-        repeats = 0
-        seen.add(space.key(mapping))
-        evaluation = env.evaluate(mapping)
-        agent.learn(evaluation)
-        if best is None or evaluation.seconds < best.seconds:
-            best = evaluation
-        history.append(best.seconds)
-        if stop_at is not None and best.seconds <= stop_at:
-            break
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix(best_ms=f"{best.seconds * 1e3:.3f}", refresh=False)
+        agent.learn_batch(learned)
     if bar is not None:
         bar.close()
     if best is None:
         raise ValueError("the agent proposed no mapping")
-    clusters = agent.clusters if isinstance(agent, MultiAgent) else None
-    return SearchResult(best, len(history), history, clusters)
+    clusters = getattr(agent, "clusters", None)
+    return SearchResult(best, len(history), history, clusters, refused, proposals)

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from .agents import AGENTS, search
-from .environment import MappingEnvironment
+from .environment import PENALTY_SECONDS, MappingEnvironment
+from .layers import LAYERS
 from .workloads import BUILTIN, workload
 
 
@@ -20,19 +21,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "the whole run on hardware.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("workload", choices=list(BUILTIN),
-                   help="mlp, ffn: int8 GEMV layers of a small MLP (1,024 x 1,024) and a "
-                        "transformer's feed-forward block (4,096 x 1,024); gemm: int32, 16 "
-                        "inputs; va, red: vector addition and reduction of 4M int32")
+    p.add_argument("workload", choices=[*BUILTIN, *LAYERS],
+                   help="small spaces: mlp, ffn: int8 GEMV layers of a small MLP (1,024 x "
+                        "1,024) and a transformer's feed-forward block (4,096 x 1,024); gemm: "
+                        "int32, 16 inputs; va, red: vector addition and reduction of 4M int32. "
+                        "Large spaces (10^6 to 10^9 mappings) of real layers: "
+                        + ", ".join(LAYERS))
     p.add_argument("--rows", type=int, help="layer outputs (mlp, ffn, gemm)")
     p.add_argument("--cols", type=int, help="layer inputs (mlp, ffn, gemm)")
     p.add_argument("--batch", type=int, help="input vectors, up to 16 (mlp, ffn, gemm)")
     p.add_argument("--dtype", choices=("int8", "int32"), help="values (mlp, ffn, gemm)")
     p.add_argument("--elements", type=int, help="values (va, red)")
-    p.add_argument("--agent", choices=AGENTS, default="marl")
+    p.add_argument("--agent", choices=AGENTS, default="marl",
+                   help="marl: one PPO agent per cluster of correlated parameters; ppo: one "
+                        "PPO agent; random; ga: a genetic algorithm; tpe: Optuna's TPE; "
+                        "marl-bandit: a bandit per cluster (small spaces); single, "
+                        "exhaustive (small spaces)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes that emulate mappings (the result does not depend on it)")
     p.add_argument("--budget", type=int, default=None,
-                   help="evaluations (distinct mappings); default: the whole space")
-    p.add_argument("--seed", type=int, default=0)
+                   help="evaluations (distinct mappings emulated); default: the whole "
+                        "space up to 100,000 mappings, else 1,000")
+    p.add_argument("--seed", type=int, default=0, help="the agent's seed")
     p.add_argument("--json", type=Path, help="write best_seconds, best_mapping, evaluations ...")
     p.add_argument("--cache", type=Path,
                    help="a JSON file that keeps evaluations between runs")
@@ -43,7 +53,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _shape(args: argparse.Namespace) -> dict[str, object]:
     layer = {"rows": args.rows, "cols": args.cols, "batch": args.batch, "dtype": args.dtype}
     stream = {"elements": args.elements}
-    given, other = (layer, stream) if args.workload in ("mlp", "ffn", "gemm") else (stream, layer)
+    if args.workload in LAYERS:
+        given, other = {}, {**layer, **stream}
+    elif args.workload in ("mlp", "ffn", "gemm"):
+        given, other = layer, stream
+    else:
+        given, other = stream, layer
     misplaced = [f"--{k}" for k, v in other.items() if v is not None]
     if misplaced:
         raise ValueError(f"{', '.join(misplaced)} does not apply to workload {args.workload}")
@@ -51,31 +66,61 @@ def _shape(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs ``python -m rl map`` (see :func:`add_parser`)."""
+    """Runs ``python -m rl map`` (see :func:`add_parser`). Returns 1 when no valid mapping
+    was found."""
     if args.budget is not None and args.budget < 1:
         raise ValueError(f"--budget must be at least 1, not {args.budget}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
     chosen = workload(args.workload, **_shape(args))
-    with MappingEnvironment(chosen, cache=args.cache) as env:
-        print(f"{chosen.description}: {env.space.size} mappings "
+    with MappingEnvironment(chosen, cache=args.cache, workers=args.workers) as env:
+        print(f"{chosen.description}: {env.space.size:,} mappings "
               f"({', '.join(env.space.names)})")
-        result = search(env, args.agent, budget=args.budget, seed=args.seed, progress=True)
+        budget = args.budget
+        if budget is None:
+            budget = env.space.size if env.space.size <= 100_000 else 1000
+        result = search(env, args.agent, budget=budget, seed=args.seed, progress=True)
         default = env.evaluate(chosen.default_mapping())
         best = result.best
-    speedup = default.seconds / best.seconds
-    print(f"best ({args.agent}, {result.evaluations} evaluations): {best.seconds * 1e3:.4f} ms "
-          f"on hardware, " + ", ".join(f"{k}={v}" for k, v in best.mapping.items()))
-    print("  " + ", ".join(f"{k} {v * 1e3:.4f} ms" for k, v in best.phases.items()))
-    print(f"default mapping (16 tasklets, the largest block that fits): "
-          f"{default.seconds * 1e3:.4f} ms; the best is {speedup:.2f}x faster")
+    refused = f", {result.refused} more refused by the static rules" if result.refused else ""
+    if not best.valid:
+        speedup = None
+        print(f"no valid mapping found ({args.agent}, {result.evaluations} evaluations"
+              f"{refused}): every one tried is invalid, e.g. {best.reason}. Try a larger "
+              "--budget.")
+    else:
+        speedup = default.seconds / best.seconds if default.valid else None
+        print(f"best ({args.agent}, {result.evaluations} evaluations{refused}): "
+              f"{best.seconds * 1e3:.4f} ms on hardware, "
+              + ", ".join(f"{k}={v}" for k, v in best.mapping.items()))
+        print("  " + ", ".join(f"{k} {v * 1e3:.4f} ms" for k, v in best.phases.items()))
+    if not default.valid:
+        print(f"default mapping: invalid ({default.reason})")
+    elif speedup is None:
+        print(f"default mapping: {default.seconds * 1e3:.4f} ms")
+    elif speedup >= 1:
+        print(f"default mapping: {default.seconds * 1e3:.4f} ms; the best is "
+              f"{speedup:.2f}x faster")
+    else:
+        print(f"default mapping: {default.seconds * 1e3:.4f} ms, faster than anything the "
+              f"search found ({1 / speedup:.2f}x slower); use the default, or a larger --budget")
     if result.clusters:
         print("agents' parameter clusters: " + "; ".join(", ".join(c) for c in result.clusters))
     if args.json:
         args.json.write_text(json.dumps({
             "workload": args.workload, "agent": args.agent, "seed": args.seed,
-            "best_seconds": best.seconds, "best_mapping": best.mapping,
-            "best_phases": best.phases, "evaluations": result.evaluations,
-            "history_seconds": result.history, "default_mapping": default.mapping,
-            "default_seconds": default.seconds, "speedup_over_default": speedup,
+            "space_size": env.space.size, "valid": best.valid,
+            "best_seconds": best.seconds if best.valid else None,
+            "best_mapping": best.mapping if best.valid else None,
+            "best_phases": best.phases if best.valid else None,
+            "invalid_reason": None if best.valid else best.reason,
+            "evaluations": result.evaluations, "refused": result.refused,
+            # null until the search had found a valid mapping
+            "history_seconds": [s if s < PENALTY_SECONDS else None for s in result.history],
+            "default_mapping": default.mapping,
+            "default_seconds": default.seconds if default.valid else None,
+            "speedup_over_default": speedup,
+            "beats_default": None if speedup is None else speedup > 1,
             "clusters": result.clusters,
         }, indent=2))
     if args.plot:
@@ -84,4 +129,4 @@ def run(args: argparse.Namespace) -> int:
         plot_histories({args.agent: [result.history]}, title=chosen.description).figure.savefig(
             args.plot, dpi=110
         )
-    return 0
+    return 0 if best.valid else 1

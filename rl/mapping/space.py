@@ -85,6 +85,21 @@ class Space:
         """A hashable key of a mapping (its values in parameter order)."""
         return tuple(mapping[n] for n in self.names)
 
+    def mapping_at(self, index: int) -> dict[str, Any]:
+        """The mapping of an index in the space's order (the last parameter fastest), without
+        enumerating the mappings before it."""
+        if not 0 <= index < self.size:
+            raise IndexError(f"mapping {index} of a space of {self.size}")
+        values = []
+        for parameter in reversed(self.parameters):
+            index, at = divmod(index, len(parameter.values))
+            values.append(parameter.values[at])
+        return dict(zip(self.names, reversed(values), strict=True))
+
+    def from_indices(self, indices: Any) -> dict[str, Any]:
+        """The mapping whose parameters take the values at ``indices`` (one per parameter)."""
+        return {p.name: p.values[int(i)] for p, i in zip(self.parameters, indices, strict=True)}
+
     def indices(self, mapping: Mapping[str, Any]) -> list[int]:
         """Each parameter's value as its index in the parameter's values."""
         return [p.values.index(mapping[p.name]) for p in self.parameters]

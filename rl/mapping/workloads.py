@@ -66,6 +66,8 @@ class _OneDpuWorkload(Workload):
     and a launch whose fault is the mapping's invalidity."""
 
     source: Path
+    loaded_variants = LOADED_VARIANTS
+    """Program variants kept loaded (least recently used out)."""
 
     def __init__(self, space: Space):
         super().__init__(space)
@@ -80,7 +82,7 @@ class _OneDpuWorkload(Workload):
         )
         dpus = self._sets.pop(program.path, None)
         if dpus is None:
-            if len(self._sets) == LOADED_VARIANTS:  # the least recently used one goes
+            if len(self._sets) >= self.loaded_variants:  # the least recently used one goes
                 self._sets.pop(next(iter(self._sets))).free()
             dpus = pim.DpuSet(1, backend="emulator")
             dpus.load(program)
@@ -360,14 +362,26 @@ BUILTIN: dict[str, Callable[..., Workload]] = {
 
 
 def workload(name: str, **shape: Any) -> Workload:
-    """A built-in workload by name (see :data:`BUILTIN`), with shape options.
+    """A built-in workload by name (see :data:`BUILTIN`), with shape options, or a layer of
+    the large spaces (:data:`rl.mapping.layers.LAYERS`).
 
     Raises:
         ValueError: an unknown name or shape option.
     """
-    if name not in BUILTIN:
-        raise ValueError(f"unknown workload {name!r}: choose one of {', '.join(BUILTIN)}")
-    try:
-        return BUILTIN[name](**{k: v for k, v in shape.items() if v is not None})
-    except TypeError as error:
-        raise ValueError(f"workload {name!r}: {error}") from None
+    from .layers import LAYERS, layer
+
+    shape = {k: v for k, v in shape.items() if v is not None}
+    if name in LAYERS:
+        if shape:
+            raise ValueError(f"layer {name!r} has a fixed shape: no {', '.join(shape)}")
+        made: Workload = layer(name)
+    elif name in BUILTIN:
+        try:
+            made = BUILTIN[name](**shape)
+        except TypeError as error:
+            raise ValueError(f"workload {name!r}: {error}") from None
+    else:
+        raise ValueError(f"unknown workload {name!r}: choose one of "
+                         f"{', '.join([*BUILTIN, *LAYERS])}")
+    made.factory = (name, shape)
+    return made
