@@ -149,7 +149,7 @@ def test_ctrl_c_during_a_launch_interrupts_and_leaves_nothing(program: pim.Progr
             timer.start()
             dpus.launch()  # would run for many seconds
     timer.join()
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 60  # the launch alone would run for minutes
     assert dpus.closed
     extra, memory = wait_until_clean(baseline)
     assert not extra and not memory
