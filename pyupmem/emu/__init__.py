@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyupmem._cache import cache_dir
+from pyupmem._cache import cache_dir, private_dir
 from pyupmem.errors import CacheWarning
 
 SOURCE_DIR = Path(__file__).resolve().parent
@@ -405,10 +405,12 @@ def build(force: bool = False) -> Emulator:
 
     Raises:
         EmulatorBuildError: no C compiler, or it failed; the message carries its output.
+        CacheFolderError: the cache folder cannot be made, is not a folder, or is not
+            private (another user owns it or others can write it).
     """
     compiler = host_compiler()
-    base = cache_dir() / "emulator"
-    base.mkdir(parents=True, exist_ok=True)
+    # Private, as build_program's folders: libdpu.so and the worker run as native code.
+    base = private_dir(cache_dir() / "emulator", cache_dir())
     emulator = Emulator(base / _source_digest(compiler))
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
