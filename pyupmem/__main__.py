@@ -185,10 +185,19 @@ def main(argv: list[str] | None = None) -> int:
     ).set_defaults(run=_cache_clear)
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()
+        return status
     except PyUpmemError as error:
         print(f"pyupmem: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`... | head`): the rest of the output is dropped quietly,
+        # and the interpreter's last flush at exit must not fail again.
+        from pyupmem.distributed import silence_stdout
+
+        silence_stdout()
+        return 0
 
 
 if __name__ == "__main__":

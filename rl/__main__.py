@@ -21,7 +21,8 @@ a dataset that does not fit its table, an option out of range ...) print one lin
 the problem (the file and its 1-based line where there is one) and exit with status 2;
 options and input are checked before any training starts, so an error never costs a
 run or overwrites an earlier output. Output to a closed pipe (``... | head -1``) is
-dropped quietly; the table is still written.
+dropped quietly; the table is still written. Ctrl-C stops a command with one line and
+exit status 130.
 """
 
 from __future__ import annotations
@@ -513,6 +514,10 @@ def main(argv: list[str] | None = None) -> int:
             message += "; pass --no-reward-check if the dataset's rewards are shaped"
         print(f"python -m rl {args.command}: error: {message}", file=sys.stderr)
         status = 2
+    except KeyboardInterrupt:
+        # Ctrl-C: the DPU sets were freed on the way out; one line, the shell's status.
+        print(f"\npython -m rl {args.command}: interrupted", file=sys.stderr)
+        status = 130
     try:
         sys.stdout.flush()
     except BrokenPipeError:

@@ -11,6 +11,16 @@ from .environment import MappingEnvironment
 from .workloads import BUILTIN, workload
 
 
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default, unless it has none (None: the option's help says what
+    happens without it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is argparse.SUPPRESS:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Adds the ``map`` command to ``python -m rl``'s subcommands."""
     p = sub.add_parser(
@@ -18,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Search the fastest way to run a workload on DPUs (DPUs, tasklets, DMA "
                     "block, split, transfers, batching), scored by the emulator's model of "
                     "the whole run on hardware.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Formatter,
     )
     p.add_argument("workload", choices=list(BUILTIN),
                    help="mlp, ffn: int8 GEMV layers of a small MLP (1,024 x 1,024) and a "
@@ -29,10 +39,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=int, help="input vectors, up to 16 (mlp, ffn, gemm)")
     p.add_argument("--dtype", choices=("int8", "int32"), help="values (mlp, ffn, gemm)")
     p.add_argument("--elements", type=int, help="values (va, red)")
-    p.add_argument("--agent", choices=AGENTS, default="marl")
+    p.add_argument("--agent", choices=AGENTS, default="marl",
+                   help="the search: multi-agent RL (marl), one RL agent (single), random or "
+                        "exhaustive search")
     p.add_argument("--budget", type=int, default=None,
                    help="evaluations (distinct mappings); default: the whole space")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the search's seed")
     p.add_argument("--json", type=Path, help="write best_seconds, best_mapping, evaluations ...")
     p.add_argument("--cache", type=Path,
                    help="a JSON file that keeps evaluations between runs")
@@ -54,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
     """Runs ``python -m rl map`` (see :func:`add_parser`)."""
     if args.budget is not None and args.budget < 1:
         raise ValueError(f"--budget must be at least 1, not {args.budget}")
+    # Before the search, not after it: a missing folder must not cost the whole run.
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None and not path.resolve().parent.is_dir():
+            raise ValueError(f"{option} {path}: the folder {path.resolve().parent} does not "
+                             "exist")
     chosen = workload(args.workload, **_shape(args))
     with MappingEnvironment(chosen, cache=args.cache) as env:
         print(f"{chosen.description}: {env.space.size} mappings "
