@@ -36,7 +36,6 @@ from . import algorithms as alg
 from . import baselines, data, evaluation
 from .trainer import Trainer, TrainResult
 
-
 DESCRIPTION = ("Distributed optimisation on DPUs (PIM-Opt's GA-SGD, MA-SGD and ADMM for "
                "logistic regression and linear SVMs, FP32 and INT32): train from LIBSVM "
                "files, generate synthetic sets, rate a model, or run the demo. "

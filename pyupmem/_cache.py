@@ -14,7 +14,6 @@ from pathlib import Path
 
 from pyupmem.errors import CacheFolderError
 
-
 _FIX = (
     "Fix: set PYUPMEM_CACHE_DIR to a folder of your own that you can write, or unset it "
     "(default ~/.cache/pyupmem)"
