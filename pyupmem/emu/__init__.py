@@ -393,6 +393,13 @@ def check_build(root: Path) -> str | None:
     return None
 
 
+def _notice(line: str) -> None:
+    """One line on stderr, so that a first run that builds is not silent for seconds;
+    PYUPMEM_EMU_QUIET (not "" or "0") keeps it off, as the emulator's own warnings."""
+    if os.environ.get("PYUPMEM_EMU_QUIET", "") in ("", "0"):
+        print(line, file=sys.stderr, flush=True)
+
+
 def build(force: bool = False) -> Emulator:
     """Build the emulator if needed and return where it is.
 
@@ -429,6 +436,8 @@ def build(force: bool = False) -> Emulator:
                 )
         if emulator.root.exists():
             shutil.rmtree(emulator.root)
+        _notice(f"pyupmem: building the emulator into {emulator.root} (once for this version "
+                "and compiler; a few seconds to half a minute)")
         (emulator.root / "bin").mkdir(parents=True)
         (emulator.root / "lib").mkdir()
         shutil.copytree(SOURCE_DIR / "include", emulator.root / "include")
