@@ -26,10 +26,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
-from pyupmem.distributed import Cluster, run_command
+from pyupmem.distributed import Cluster, launcher_rank, run_command
 from pyupmem.errors import DpuAllocationError, DpuProfileError
 
 from . import algorithms as alg
@@ -59,8 +60,9 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, exit status 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+    def error(self, message: str) -> NoReturn:
+        if launcher_rank() in (None, 0):  # under mpiexec, process 0 alone says it
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
 

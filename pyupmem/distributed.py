@@ -30,7 +30,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -47,6 +47,26 @@ def under_mpirun() -> bool:
     """Whether this process was started by an MPI launcher (``mpirun``/``mpiexec`` of
     MPICH, Open MPI or a PMIx-based one), judged by the variables they set."""
     return any(name in os.environ for name in _LAUNCHER_VARIABLES)
+
+
+def launcher_rank() -> int | None:
+    """This process's number as the MPI launcher set it in the environment (readable
+    before MPI starts), or None when no launcher started it."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return None
+
+
+def usage_error(parser: Any, message: str) -> NoReturn:
+    """An argument parser's error for a command line that may run under ``mpiexec``:
+    every process meets it alike, so process 0 alone prints it (usage and one line), and
+    every process exits with status 2 (before MPI starts: nothing to clean up)."""
+    if launcher_rank() in (None, 0):
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def sum_in_order(partials: np.ndarray) -> np.ndarray:

@@ -33,10 +33,11 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
-from pyupmem.distributed import Cluster, run_command, silence_stdout
+from pyupmem.distributed import Cluster, run_command, silence_stdout, usage_error
 
 from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
@@ -425,19 +426,24 @@ class _ShowDefaults(argparse.ArgumentDefaultsHelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """The commands' parsers: they show the defaults."""
+    """The commands' parsers: they show the defaults; under ``mpiexec`` process 0 alone
+    prints a usage error (:func:`pyupmem.distributed.usage_error`)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", _ShowDefaults)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
+    def error(self, message: str) -> NoReturn:
+        usage_error(self, message)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m rl`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m rl",
         description="Tabular Q-learning and SARSA from offline data, trained on UPMEM DPUs "
                     "(or pyupmem's emulator).",
+        formatter_class=argparse.HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)

@@ -123,3 +123,11 @@ def test_a_single_process_cluster_changes_nothing() -> None:
     assert np.array_equal(plain.raw.view(np.uint32), single.raw.view(np.uint32))
     assert single.network_bytes == 0 and single.processes == 1 and single.blocks == 2
     assert "Inter-server" not in single.breakdown()
+
+
+def test_a_bad_option_under_mpiexec_is_said_once(files: Path) -> None:
+    before = mpich_segments()
+    result = run_mpi(2, ["-m", "pimopt", "train", str(files / "train.libsvm"), "--bogus-pimopt"],
+                     timeout=60, check=False)
+    assert_a_usage_error_ends_cleanly(result, "unrecognized arguments: --bogus-pimopt", before,
+                                      "--bogus-pimopt")

@@ -93,3 +93,10 @@ def test_the_block_order_changes_float_sums_so_the_tests_can_tell() -> None:
     blocks = combine(q, rule="mean", block=64)
     assert np.all(flat == 0.0)
     assert np.all(blocks == np.float32(2.0**-19 / 192))
+
+
+def test_a_bad_option_under_mpiexec_is_said_once(taxi: Path) -> None:
+    before = mpich_segments()
+    result = run_mpi(2, ["-m", "rl", "train", str(taxi), "--epochs", "many-rl"], timeout=60,
+                     check=False)
+    assert_a_usage_error_ends_cleanly(result, "argument --epochs: invalid", before, "many-rl")
