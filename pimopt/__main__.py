@@ -3,9 +3,11 @@
 * ``train TRAIN --test TEST``: train on the DPUs (emulated ones without UPMEM hardware)
   from LIBSVM files; prints the test accuracy and, with ``--json OUT``, writes it as
   ``"test_accuracy"`` with the loss, accuracy and AUC per epoch, the four-phase breakdown
-  with hardware estimates, the bytes communicated and the model.
+  with hardware estimates, the bytes communicated and the model. Without ``--test`` it
+  rates the model on the training set itself, and says so (``"evaluated_on": "train"``).
 * ``generate OUT_DIR``: write a seeded synthetic set (``--kind dense`` YFCC-like or
-  ``sparse`` Criteo-like) as ``train.libsvm`` and ``test.libsvm``.
+  ``sparse`` Criteo-like) as ``train.libsvm`` and ``test.libsvm``, making the folder if
+  needed; files already there are kept unless ``--force``.
 * ``evaluate MODEL TEST``: rate a model that ``train --json`` wrote on a LIBSVM file.
 * ``demo``: every algorithm and format on a small dense set, against scikit-learn.
 
@@ -24,35 +26,61 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
-from pyupmem.apps.distributed import Cluster, run_command
+from pyupmem.apps.distributed import Cluster, launcher_rank, run_command
+from pyupmem.errors import DpuAllocationError, DpuProfileError
 
 from . import algorithms as alg
 from . import baselines, data, evaluation
 from .trainer import Trainer, TrainResult
 
+DESCRIPTION = ("Distributed optimisation on DPUs (PIM-Opt's GA-SGD, MA-SGD and ADMM for "
+               "logistic regression and linear SVMs, FP32 and INT32): train from LIBSVM "
+               "files, generate synthetic sets, rate a model, or run the demo. "
+               "'python -m pimopt COMMAND --help' shows each command's options.")
+
+# Configuration errors pyupmem raises that a user fixes in the options (--dpus beyond the
+# system, a bad profile): one line and status 2, as the others.
+_USAGE_ERRORS = (ValueError, OSError, DpuAllocationError, DpuProfileError)
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default, unless it has none worth showing (None, False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False or \
+                action.default is argparse.SUPPRESS:
+            return action.help or ""
+        return super()._get_help_string(action)
+
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, exit status 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+    def error(self, message: str) -> NoReturn:
+        if launcher_rank() in (None, 0):  # under mpiexec, process 0 alone says it
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
 
 def _train_options(p: argparse.ArgumentParser) -> None:
     d = alg.Config()
-    p.add_argument("--model", choices=alg.MODELS, default="lr")
-    p.add_argument("--algorithm", choices=alg.ALGORITHMS, default="ga-sgd")
-    p.add_argument("--fmt", choices=alg.FORMATS, default="fp32")
+    p.add_argument("--model", choices=alg.MODELS, default="lr",
+                   help="logistic regression or a linear SVM")
+    p.add_argument("--algorithm", choices=alg.ALGORITHMS, default="ga-sgd",
+                   help="gradient averaging, model averaging or ADMM")
+    p.add_argument("--fmt", choices=alg.FORMATS, default="fp32",
+                   help="the DPUs' number format")
     p.add_argument("--dpus", type=int, default=d.n_dpus, help="number of DPUs")
     p.add_argument("--tasklets", type=int, default=d.n_tasklets, help="tasklets per DPU")
     p.add_argument("--epochs", type=int, default=30, help="passes over the data")
     p.add_argument("--batch", type=int, default=16, help="samples per DPU per step")
     p.add_argument("--lr", type=float, default=0.1, help="initial learning rate")
-    p.add_argument("--schedule", choices=alg.SCHEDULES, default="inverse-sqrt")
+    p.add_argument("--schedule", choices=alg.SCHEDULES, default="inverse-sqrt",
+                   help="how the learning rate decays")
     p.add_argument("--lam", type=float, default=1e-3, help="L2 strength")
     p.add_argument("--rho", type=float, default=d.rho, help="ADMM's penalty")
     p.add_argument("--local-steps", type=int, default=4,
@@ -71,7 +99,8 @@ def _trainer(a: argparse.Namespace, **over: object) -> Trainer:
 
 
 def figures(result: TrainResult, train: data.DataSet, test: data.DataSet) -> dict:
-    """The JSON document of a run: accuracy, per-epoch figures, breakdown, bytes, model."""
+    """The JSON document of a run: accuracy, per-epoch figures, breakdown, bytes, model
+    (``test``: the set it is rated on; the training set itself when there is no other)."""
     c = result.config
     epochs = evaluation.per_epoch(result.history, train, test, c.model, c.lam)
     final = evaluation.rate(result.weights, train, test, c.model, c.lam)
@@ -94,7 +123,8 @@ def figures(result: TrainResult, train: data.DataSet, test: data.DataSet) -> dic
 
 def _cmd_train(a: argparse.Namespace) -> int:
     cluster = Cluster.world()
-    return run_command(cluster, lambda: _train(a, cluster), "python -m pimopt")
+    return run_command(cluster, lambda: _train(a, cluster), "python -m pimopt",
+                       expected=_USAGE_ERRORS)
 
 
 def _train(a: argparse.Namespace, cluster: Cluster) -> int:
@@ -103,16 +133,22 @@ def _train(a: argparse.Namespace, cluster: Cluster) -> int:
     if out is not None and not out.parent.is_dir():
         raise ValueError(f"--json {a.json}: the folder {out.parent} does not exist")
     train = data.read_libsvm(a.train)
-    test = data.read_libsvm(a.test, train.n_features)
-    if test.n_features > train.n_features:
-        raise ValueError(f"{a.test} has {test.n_features} features, more than the "
-                         f"{train.n_features} of {a.train}")
+    if a.test is not None:
+        test = data.read_libsvm(a.test, train.n_features)
+        if test.n_features > train.n_features:
+            raise ValueError(f"{a.test} has {test.n_features} features, more than the "
+                             f"{train.n_features} of {a.train}")
+    else:
+        test = train
     result = trainer.train(train)
     if not cluster.is_root:
         return 0
     doc = figures(result, train, test)
+    doc["evaluated_on"] = "test" if a.test is not None else "train"
     servers = f" ({cluster.size} servers)" if cluster.size > 1 else ""
-    print(f"test accuracy {100 * doc['test_accuracy']:.2f}% (AUC {doc['test_auc']:.4f}), "
+    rated = ("test accuracy" if a.test is not None
+             else "training-set accuracy (no --test: rated on the data it learnt from)")
+    print(f"{rated} {100 * doc['test_accuracy']:.2f}% (AUC {doc['test_auc']:.4f}), "
           f"{a.algorithm} {a.model}/{a.fmt} on {a.dpus} DPUs{servers}")
     if result.timer is not None:
         print(result.timer.table(unit="ms", title="time per phase (one training run)"))
@@ -123,8 +159,21 @@ def _train(a: argparse.Namespace, cluster: Cluster) -> int:
 
 def _cmd_generate(a: argparse.Namespace) -> int:
     folder = Path(a.out_dir)
-    if not folder.is_dir():
+    if folder.exists() and not folder.is_dir():
         raise ValueError(f"{a.out_dir} is not a folder")
+    if a.samples < 2:
+        raise ValueError(f"--samples must be at least 2 (a training and a test sample), "
+                         f"not {a.samples}")
+    if a.features < 1:
+        raise ValueError(f"--features must be at least 1, not {a.features}")
+    data.check_fits(a.samples, a.features, f"--samples {a.samples} --features {a.features}",
+                    "ask for fewer samples or features")
+    outputs = [folder / "train.libsvm", folder / "test.libsvm"]
+    there = [str(p) for p in outputs if p.exists()]
+    if there and not a.force:
+        raise ValueError(f"{' and '.join(there)} already exist: pass --force to replace "
+                         "them, or choose another folder")
+    folder.mkdir(parents=True, exist_ok=True)
     if a.kind == "dense":
         ds = data.dense(a.samples, a.features, a.seed)
     else:
@@ -170,29 +219,40 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m pimopt``."""
-    parser = _Parser(prog="python -m pimopt", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="python -m pimopt", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    t = sub.add_parser("train", help="train on DPUs from LIBSVM files")
+    t = sub.add_parser("train", help="train on DPUs from LIBSVM files",
+                       description="Train on the DPUs from a LIBSVM file and print the "
+                                   "accuracy and the time per phase.",
+                       formatter_class=_Formatter)
     t.add_argument("train", help="training set (LIBSVM)")
-    t.add_argument("--test", required=True, help="test set (LIBSVM)")
+    t.add_argument("--test", help="test set (LIBSVM); without it the model is rated on the "
+                                  "training set, and the output says so")
     t.add_argument("--json", help="write the figures and the model here")
     _train_options(t)
     t.set_defaults(run=_cmd_train)
-    g = sub.add_parser("generate", help="write a synthetic set as LIBSVM files")
-    g.add_argument("out_dir")
-    g.add_argument("--kind", choices=("dense", "sparse"), default="dense")
-    g.add_argument("--samples", type=int, default=4096)
+    g = sub.add_parser("generate", help="write a synthetic set as LIBSVM files",
+                       description="Write a seeded synthetic set as OUT_DIR/train.libsvm "
+                                   "and OUT_DIR/test.libsvm.",
+                       formatter_class=_Formatter)
+    g.add_argument("out_dir", help="the folder to write into (made if missing)")
+    g.add_argument("--kind", choices=("dense", "sparse"), default="dense",
+                   help="YFCC100M-like dense features or Criteo-like hashed one-hot ones")
+    g.add_argument("--samples", type=int, default=4096, help="samples in all")
     g.add_argument("--features", type=int, default=data.YFCC_FEATURES,
                    help="features (dense) or hash buckets (sparse)")
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--test-fraction", type=float, default=0.25)
+    g.add_argument("--seed", type=int, default=0, help="the generator's seed")
+    g.add_argument("--test-fraction", type=float, default=0.25,
+                   help="the share of the samples kept for the test set")
+    g.add_argument("--force", action="store_true", help="replace files already there")
     g.set_defaults(run=_cmd_generate)
     e = sub.add_parser("evaluate", help="rate a model from train --json on a LIBSVM file")
-    e.add_argument("model")
-    e.add_argument("test")
+    e.add_argument("model", help="the JSON file train --json wrote")
+    e.add_argument("test", help="the set to rate it on (LIBSVM)")
     e.set_defaults(run=_cmd_evaluate)
-    d = sub.add_parser("demo", help="every algorithm and format against scikit-learn")
-    d.add_argument("--seed", type=int, default=0)
+    d = sub.add_parser("demo", help="every algorithm and format against scikit-learn",
+                       formatter_class=_Formatter)
+    d.add_argument("--seed", type=int, default=0, help="the data's seed")
     d.set_defaults(run=_cmd_demo)
     return parser
 
@@ -202,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except (ValueError, OSError) as error:
+    except _USAGE_ERRORS as error:
         print(f"python -m pimopt: error: {error}", file=sys.stderr)
         return 2
 

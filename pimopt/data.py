@@ -60,8 +60,16 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> DataS
     """
     rows: list[tuple[int, list[int], list[float]]] = []
     width = 0
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
+    widest = 0  # the line of the highest feature index, named if it is too high
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(
+                    f"{path}, line {number}: not text (byte 0x{raw[error.start]:02x} at "
+                    f"column {error.start + 1}); a LIBSVM file is text lines of "
+                    "'label index:value ...'") from None
             text = line.split("#", 1)[0].strip()
             if not text:
                 continue
@@ -94,17 +102,35 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> DataS
                 idx.append(i - 1)
                 val.append(v)
             rows.append((1 if label > 0 else 0, idx, val))
-            if idx:
-                width = max(width, idx[-1] + 1)
+            if idx and idx[-1] + 1 > width:
+                width, widest = idx[-1] + 1, number
     if not rows:
         raise ValueError(f"{path}: no samples")
     width = max(width, int(n_features or 0))
+    check_fits(len(rows), width, f"{path}, line {widest}: feature index {width}")
     x = np.zeros((len(rows), width), dtype=np.float32)
     y = np.empty(len(rows), dtype=np.int8)
     for r, (label, idx, val) in enumerate(rows):
         x[r, idx] = val
         y[r] = label
     return DataSet(x, y, str(path))
+
+
+def memory_bytes() -> int:
+    """This machine's physical memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_fits(n: int, width: int, what: str,
+               fix: str = "renumber (hash) the features into fewer columns") -> None:
+    """A ValueError unless ``n`` samples of ``width`` float32 features fit in memory:
+    pimopt holds its data sets dense (``what`` names the cause, ``fix`` the way out)."""
+    need = n * width * 4
+    if need > memory_bytes() // 2:
+        raise ValueError(
+            f"{what} makes the data set {n:,} samples x {width:,} features of float32, "
+            f"{need / 2**30:,.1f} GiB held dense, more than half of this machine's "
+            f"{memory_bytes() / 2**30:,.0f} GiB (pimopt holds data sets dense): {fix}")
 
 
 def write_libsvm(path: str | os.PathLike, data: DataSet) -> Path:

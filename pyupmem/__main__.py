@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyupmem info``, ``env`` and ``cache info|verify|clear``.
+"""Command line: ``python -m pyupmem info``, ``env``, ``inspect`` and ``cache info|verify|clear``.
 
 ``info`` prints the backend pyupmem picks, its library, the DPU compiler, and how many
 DPUs and ranks can be allocated. ``env`` prints the shell lines that put the emulator's
@@ -13,6 +13,10 @@ layout (for CMake projects) and put the SDK-style Python module ``dpu``
 SDK's, and so does PATH's order: the SDK's own ``bin`` (beside the ``lib`` of its libdpu)
 comes first and the emulator's tools last, so ``dpu-upmem-dpurte-clang`` and
 ``dpu-pkg-config`` are the SDK's.
+
+``inspect BINARY`` prints what a built DPU program uses of a DPU (WRAM by section, the
+stacks, the heap left, MRAM, IRAM) against a chip's limits (:mod:`pyupmem.build.resources`);
+exit status 1 when it does not fit.
 
 ``cache info`` lists the build cache's folder, its builds and their sizes; ``cache verify``
 checks every build's recorded hashes and removes the damaged ones (exit status 1 when it
@@ -31,12 +35,14 @@ from pyupmem.errors import PyUpmemError
 # The help is plain text: the module docstring above is reST for the documentation.
 DESCRIPTION = """\
 pyupmem's command line: which backend pyupmem finds (info), the shell lines
-that put the emulator's toolchain on PATH (env), and the build cache (cache)."""
+that put the emulator's toolchain on PATH (env), a DPU program's resource use
+(inspect), and the build cache (cache)."""
 EPILOG = """\
 examples:
   python -m pyupmem info                 backend, library, compiler, DPUs and ranks
   python -m pyupmem info --json          the same as JSON
   eval "$(python -m pyupmem env)"        dpu-upmem-dpurte-clang and dpu-pkg-config on PATH
+  python -m pyupmem inspect BINARY       a DPU program's WRAM, stacks, MRAM, IRAM use
   python -m pyupmem cache info           the build cache's folder, builds and sizes
   python -m pyupmem cache verify         check every cached build, remove damaged ones
   python -m pyupmem cache clear          remove every cached build
@@ -153,6 +159,18 @@ def _cache_clear(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inspect(args: argparse.Namespace) -> int:
+    from pyupmem.build.resources import read_resources
+
+    try:
+        found = read_resources(args.binary, chip=args.chip)
+    except (OSError, ValueError) as error:
+        print(f"python -m pyupmem inspect: error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(found.as_dict(), indent=2) if args.json else found.table())
+    return 0 if found.fits else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = argparse.ArgumentParser(
@@ -183,12 +201,29 @@ def main(argv: list[str] | None = None) -> int:
     actions.add_parser(
         "clear", help="remove every build (run it while no pyupmem program runs)"
     ).set_defaults(run=_cache_clear)
+    inspect = commands.add_parser(
+        "inspect", help="a DPU program's WRAM, stacks, heap left, MRAM and IRAM use"
+    )
+    inspect.add_argument("binary", help="a DPU program (build_program's, or the SDK's)")
+    inspect.add_argument("--chip", choices=("v1A", "v1B"), default="v1A",
+                         help="the chip whose limits to measure against (default: v1A)")
+    inspect.add_argument("--json", action="store_true", help="print JSON")
+    inspect.set_defaults(run=_inspect)
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()
+        return status
     except PyUpmemError as error:
         print(f"pyupmem: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`... | head`): the rest of the output is dropped quietly,
+        # and the interpreter's last flush at exit must not fail again.
+        from pyupmem.apps.distributed import silence_stdout
+
+        silence_stdout()
+        return 0
 
 
 if __name__ == "__main__":

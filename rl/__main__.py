@@ -21,7 +21,8 @@ a dataset that does not fit its table, an option out of range ...) print one lin
 the problem (the file and its 1-based line where there is one) and exit with status 2;
 options and input are checked before any training starts, so an error never costs a
 run or overwrites an earlier output. Output to a closed pipe (``... | head -1``) is
-dropped quietly; the table is still written.
+dropped quietly; the table is still written. Ctrl-C stops a command with one line and
+exit status 130.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
-from pyupmem.apps.distributed import Cluster, run_command, silence_stdout
+from pyupmem.apps.distributed import Cluster, run_command, silence_stdout, usage_error
 
 from . import datasets, evaluation, fixed_point, kernel
 from .combine import COMBINES
@@ -424,19 +426,24 @@ class _ShowDefaults(argparse.ArgumentDefaultsHelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """The commands' parsers: they show the defaults."""
+    """The commands' parsers: they show the defaults; under ``mpiexec`` process 0 alone
+    prints a usage error (:func:`pyupmem.apps.distributed.usage_error`)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", _ShowDefaults)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
+    def error(self, message: str) -> NoReturn:
+        usage_error(self, message)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m rl`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m rl",
         description="Tabular Q-learning and SARSA from offline data, trained on UPMEM DPUs "
                     "(or pyupmem's emulator).",
+        formatter_class=argparse.HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
@@ -513,6 +520,10 @@ def main(argv: list[str] | None = None) -> int:
             message += "; pass --no-reward-check if the dataset's rewards are shaped"
         print(f"python -m rl {args.command}: error: {message}", file=sys.stderr)
         status = 2
+    except KeyboardInterrupt:
+        # Ctrl-C: the DPU sets were freed on the way out; one line, the shell's status.
+        print(f"\npython -m rl {args.command}: interrupted", file=sys.stderr)
+        status = 130
     try:
         sys.stdout.flush()
     except BrokenPipeError:

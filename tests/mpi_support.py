@@ -38,3 +38,37 @@ def run_mpi(n: int, args: list[str], timeout: float = 120, check: bool = True, *
         f"{' '.join(command)} exited {result.returncode}:\n{result.stdout[-3000:]}\n"
         f"{result.stderr[-3000:]}")
     return result
+
+
+def mpich_segments() -> set[str]:
+    """MPICH's shared-memory segments in /dev/shm now."""
+    shm = Path("/dev/shm")
+    return {p.name for p in shm.glob("mpich_shm_*")} if shm.is_dir() else set()
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Processes (not zombies) whose command line contains ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if text.encode() not in (entry / "cmdline").read_bytes():
+                continue
+            if ") Z" in (entry / "stat").read_text():
+                continue
+        except OSError:
+            continue
+        found.append(int(entry.name))
+    return found
+
+
+def assert_a_usage_error_ends_cleanly(result: subprocess.CompletedProcess[str], message: str,
+                                      before: set[str], marker: str) -> None:
+    """A usage error under mpiexec: said once, every process ended non-zero (mpiexec's
+    status), no MPICH segment left in /dev/shm, no process left running."""
+    assert result.returncode != 0
+    assert result.stderr.count(message) == 1, result.stderr
+    assert "Traceback" not in result.stderr and "MPI_Abort" not in result.stderr, result.stderr
+    assert mpich_segments() - before == set(), "MPICH's shared memory was left in /dev/shm"
+    assert processes_mentioning(marker) == []

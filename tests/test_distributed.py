@@ -140,13 +140,20 @@ def test_phase_timer_shows_inter_server_only_when_recorded() -> None:
 FAKE_CLUSTER = """
 import sys, time
 import pyupmem.apps.distributed as d
+arrive = sys.argv[2] == "all"
+class Request:
+    def Test(self): return arrive
 class Comm:
     def __init__(self, rank): self.rank = rank
     def Get_rank(self): return self.rank
     def Get_size(self): return 2
+    def Ibarrier(self):
+        print("barrier", file=sys.stderr, flush=True)
+        return Request()
     def Abort(self, status):
         print(f"abort {status}", file=sys.stderr, flush=True)
         raise SystemExit(status)
+d.AGREEMENT_SECONDS = 0
 d.time.sleep = lambda seconds: print(f"wait {seconds:g}", file=sys.stderr, flush=True)
 def work():
     raise ValueError("--dpus 3 is too few")
@@ -154,15 +161,18 @@ d.run_command(d.Cluster(Comm(int(sys.argv[1]))), work, "prog")
 """
 
 
-@pytest.mark.parametrize(("rank", "line"), [(0, "prog: error: --dpus 3 is too few"),
-                                             (1, "prog (process 1): error: --dpus 3 is too few")])
-def test_a_bad_option_is_reported_before_the_processes_are_stopped(rank: int, line: str) -> None:
-    # Process 0 reports it; another process waits for process 0 to stop everyone, and
-    # reports it itself only if that never comes. Either way the message goes out, and
-    # mpiexec gets a moment to forward it, before MPI_Abort(2).
-    result = subprocess.run([sys.executable, "-c", FAKE_CLUSTER, str(rank)],
+@pytest.mark.parametrize(("rank", "arrive", "expected"), [
+    # every process met it: one message (process 0's), all exit 2, no MPI_Abort
+    (0, "all", ["prog: error: --dpus 3 is too few", "barrier"]),
+    (1, "all", ["barrier"]),
+    # another process never comes: the message is out before MPI_Abort(2)
+    (0, "not", ["prog: error: --dpus 3 is too few", "barrier", "wait 1", "abort 2"]),
+    (1, "not", ["barrier", "prog (process 1): error: --dpus 3 is too few", "wait 1", "abort 2"]),
+])
+def test_a_bad_option_is_reported_once_and_ends_every_process(rank, arrive, expected) -> None:
+    result = subprocess.run([sys.executable, "-c", FAKE_CLUSTER, str(rank), arrive],
                             capture_output=True, text=True, timeout=60)
-    events = [x for x in result.stderr.splitlines() if x.startswith(("wait", "abort", "prog"))]
+    events = [x for x in result.stderr.splitlines()
+              if x.startswith(("wait", "abort", "prog", "barrier"))]
     assert result.returncode == 2, result.stderr
-    expected = [line, "wait 1", "abort 2"] if rank == 0 else ["wait 30", line, "wait 1", "abort 2"]
     assert events == expected, result.stderr

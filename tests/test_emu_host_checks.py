@@ -36,6 +36,7 @@ EXPECTED = {
     "launch_while_running": 20,
     "sync_with_short_timeout": 27,  # DPU_ERR_TIMEOUT (the emulator's dpu_emu_sync_timeout)
     "status_done_while_running": 0,
+    "stop": 0,  # the spin lasts minutes: only stopping ends it
     "sync": 0,
     "status_done_after_sync": 1,
     "status_fault_after_sync": 0,

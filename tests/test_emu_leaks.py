@@ -39,7 +39,9 @@ def start_holder(nr_dpus: int, cycles: int) -> subprocess.Popen:
     return holder
 
 
-def wait_until(condition, seconds: float = 10.0) -> bool:
+def wait_until(condition, seconds: float = 60.0) -> bool:
+    """Polls ``condition`` until true; the bound only catches a hang (a loaded machine may
+    take seconds to reap the workers)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():

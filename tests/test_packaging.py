@@ -93,6 +93,8 @@ def test_the_wheel_carries_every_module_and_the_dpu_programs(dist: dict[str, Pat
     missing = sorted(wanted - names)
     assert not missing, f"the wheel lacks {len(missing)} files, e.g. {missing[:10]}"
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
+    # PEP 561: type checkers read the packages' annotations
+    assert {"pyupmem/py.typed", "rl/py.typed", "pimopt/py.typed"} <= names
 
 
 def test_the_installed_packages_are_the_wheels(installed: dict) -> None:

@@ -15,7 +15,7 @@ from pimopt import data
 from pimopt.__main__ import main
 from pimopt.trainer import RANK_DPUS, Trainer, block_sums, combine
 from pyupmem.apps.distributed import Cluster
-from tests.mpi_support import run_mpi
+from tests.mpi_support import assert_a_usage_error_ends_cleanly, mpich_segments, run_mpi
 
 # (processes, total DPUs): 192 DPUs are 3 blocks, 2 + 1 over 2 processes; 250 DPUs are
 # 4 blocks, the last one short
@@ -86,11 +86,13 @@ def test_mpirun_train_equals_one_process(files: Path, tmp_path: Path, capsys,
 
 
 def test_too_few_dpus_for_the_processes_is_a_clear_error(files: Path, tmp_path: Path) -> None:
+    before = mpich_segments()
     result = run_mpi(2, ["-m", "pimopt", *_options(files, 64, "ga-sgd", "fp32",
                                                     tmp_path / "x.json")],
                      timeout=60, check=False)
-    assert result.returncode != 0
-    assert "each needs at least one block: use at least 65 DPUs in all" in result.stderr
+    assert_a_usage_error_ends_cleanly(
+        result, "each needs at least one block: use at least 65 DPUs in all", before,
+        str(tmp_path))
     assert not (tmp_path / "x.json").exists()
 
 
@@ -121,3 +123,11 @@ def test_a_single_process_cluster_changes_nothing() -> None:
     assert np.array_equal(plain.raw.view(np.uint32), single.raw.view(np.uint32))
     assert single.network_bytes == 0 and single.processes == 1 and single.blocks == 2
     assert "Inter-server" not in single.breakdown()
+
+
+def test_a_bad_option_under_mpiexec_is_said_once(files: Path) -> None:
+    before = mpich_segments()
+    result = run_mpi(2, ["-m", "pimopt", "train", str(files / "train.libsvm"), "--bogus-pimopt"],
+                     timeout=60, check=False)
+    assert_a_usage_error_ends_cleanly(result, "unrecognized arguments: --bogus-pimopt", before,
+                                      "--bogus-pimopt")

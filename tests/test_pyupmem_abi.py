@@ -221,6 +221,8 @@ def test_library_exports_every_function() -> None:
         "dpu_emu_tasklet_times",
         "dpu_emu_trace",
         "dpu_emu_trace_events",
+        "dpu_emu_profile_error",
+        "dpu_emu_report_profile_errors",
     ]
     for name, (restype, argtypes) in (C.FUNCTIONS | C.EXTENSIONS).items():
         function = getattr(backend.lib, name)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dpu_gate import GATE_C, Gate
 
 import pyupmem as pim
 from pyupmem import __main__ as cli
@@ -195,10 +196,23 @@ def test_launch_sync_status_and_logs(dpus: pim.DpuSet) -> None:
     dpus.broadcast("mode", np.uint32(3))
     dpus.broadcast("loops", np.uint32(100_000_000))
     dpus.launch(asynchronous=True)
-    assert dpus.status().done is False
     dpus.sync()
     assert dpus.status() == (True, False)
     assert dpus.gather("result", np.uint64, 1).ravel().tolist() == [100_000_000] * len(dpus)
+
+
+def test_an_asynchronous_launch_runs_until_its_dpus_finish() -> None:
+    gated = pim.build_program(
+        GATE_C + "int main(void) { wait_for_gate(); return 0; }", nr_tasklets=1, name="gated"
+    )
+    with pim.DpuSet(8) as dpus:
+        dpus.load(gated)
+        gate = Gate(dpus)
+        dpus.launch(asynchronous=True)
+        assert dpus.status().done is False  # they wait for the gate, whatever the load
+        gate.open()
+        dpus.sync()
+        assert dpus.status() == (True, False)
 
 
 def test_wram_and_mram_keep_their_contents_across_launches(dpus: pim.DpuSet) -> None:

@@ -11,15 +11,20 @@ import weakref
 
 import numpy as np
 import pytest
+from dpu_gate import GATE_C, Gate
 
 import pyupmem as pim
 from pyupmem.dpus.views import DpuSubset
 
-KERNEL = r"""
+KERNEL = (
+    r"""
 #include <defs.h>
 #include <mram.h>
 #include <stdint.h>
-__host uint32_t loops;
+"""
+    + GATE_C
+    + r"""
+__host uint32_t wait;  /* 1: the launch lasts until the test opens the gate */
 __host uint32_t value;
 __host uint32_t mode;
 __host uint64_t result;
@@ -31,13 +36,13 @@ int main(void) {
         uint64_t x[2];
         mram_read((__mram_ptr void *)((uintptr_t)mram_buf + 4), x, 8);
     }
-    volatile uint32_t counter = 0;
-    for (uint32_t i = 0; i < loops; i++)
-        counter++;
-    result = (uint64_t)value * 3 + 1 + (counter - loops);
+    if (wait)
+        wait_for_gate();
+    result = (uint64_t)value * 3 + 1;
     return 0;
 }
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,35 +50,26 @@ def program() -> pim.Program:
     return pim.build_program(KERNEL, nr_tasklets=2, name="async_kernel")
 
 
-def _loops_for(seconds: float, program: pim.Program) -> int:
-    """How many loop turns keep a DPU busy for about ``seconds`` on this machine."""
-    with pim.DpuSet(1) as dpu:
-        dpu.load(program)
-        loops = 2_000_000
-        dpu.broadcast("loops", loops)
-        start = time.monotonic()
-        dpu.launch()
-        took = max(time.monotonic() - start, 1e-4)
-    return max(loops, int(loops * seconds / took))
+def _launch_behind_a_gate(dpus: pim.DpuSet) -> Gate:
+    """Launches ``dpus`` asynchronously; they run until the test opens the returned gate."""
+    gate = Gate(dpus)
+    dpus.broadcast("wait", 1)
+    dpus.launch(asynchronous=True)
+    return gate
 
 
-@pytest.fixture(scope="module")
-def slow_loops(program: pim.Program) -> int:
-    return _loops_for(0.4, program)
-
-
-def test_gather_queued_after_an_async_launch_sees_the_results(program, slow_loops) -> None:
+def test_gather_queued_after_an_async_launch_sees_the_results(program) -> None:
     seen: list[np.ndarray] = []
     with pim.DpuSet(8) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops)
         dpus.scatter("value", np.arange(8, dtype=np.uint32))
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
         result = dpus.gather("result", asynchronous=True)
         dpus.callback(lambda s: seen.append(result.copy()))
         # Queued, not done: the DPUs still run and the call returned at once.
         assert not dpus.status().done
         assert not seen
+        gate.open()
         dpus.sync()
         expected = np.arange(8) * 3 + 1
         assert result.tolist() == expected.tolist()
@@ -81,13 +77,12 @@ def test_gather_queued_after_an_async_launch_sees_the_results(program, slow_loop
         assert dpus.status() == pim.DpuStatus(True, False)
 
 
-def test_a_whole_pipeline_queued_runs_in_order(program, slow_loops) -> None:
+def test_a_whole_pipeline_queued_runs_in_order(program) -> None:
     order: list[str] = []
     with pim.DpuSet(4) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops // 4)
         dpus.scatter("value", np.full(4, 5, dtype=np.uint32))
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
         # While the first launch runs: new inputs, a second launch, its results.
         first = dpus.gather("result", asynchronous=True)
         dpus.callback(lambda s: order.append(f"first {first.tolist()}"))
@@ -95,35 +90,41 @@ def test_a_whole_pipeline_queued_runs_in_order(program, slow_loops) -> None:
         dpus.launch(asynchronous=True)
         second = dpus.gather("result", asynchronous=True)
         dpus.callback(lambda s: order.append(f"second {second.tolist()}"))
+        assert order == []
+        gate.open()  # stays open: the second launch goes through
         dpus.sync()
         assert order == ["first [16, 16, 16, 16]", "second [31, 34, 37, 40]"]
 
 
-def test_synchronous_calls_wait_for_the_queued_work(program, slow_loops) -> None:
+def test_synchronous_calls_wait_for_the_queued_work(program) -> None:
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops)
         dpus.broadcast("value", 7)
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
         dpus.broadcast("value", 1, asynchronous=True)
+        # Opened from another thread while the gather below waits (or before: either way
+        # the gather must come after the launch and the queued broadcast).
+        opener = threading.Thread(target=gate.open)
+        opener.start()
         # Synchronous: after the queued broadcast (so after the launch), not DPU_ERR_MRAM_BUSY.
         assert dpus.gather("result").tolist() == [22, 22]
         assert dpus.gather("value").tolist() == [1, 1]
         dpus.sync()
+        opener.join()
 
 
-def test_queued_buffers_live_until_the_work_is_done(program, slow_loops) -> None:
+def test_queued_buffers_live_until_the_work_is_done(program) -> None:
     with pim.DpuSet(4) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops)
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
         values = np.arange(20, 24, dtype=np.uint32)
         alive = weakref.ref(values)
         dpus.scatter("value", values, asynchronous=True)
-        dpus.write("loops", np.uint32(0), asynchronous=True)
+        dpus.write("wait", np.uint32(0), asynchronous=True)
         del values
         gc.collect()
-        assert alive() is not None  # held by the queued scatter
+        assert alive() is not None  # held by the queued scatter: the DPUs wait at the gate
+        gate.open()
         dpus.sync()
         gc.collect()
         assert alive() is None  # released once it has run
@@ -155,13 +156,12 @@ def test_callbacks_per_rank_and_on_parts(program) -> None:
         assert [rank0[1].positions, rank1[0].positions] == [[60, 61, 62, 63], list(range(64, 70))]
 
 
-def test_a_callback_runs_on_the_queue_thread_and_may_use_the_set(program, slow_loops) -> None:
+def test_a_callback_runs_on_the_queue_thread_and_may_use_the_set(program) -> None:
     seen = {}
     with pim.DpuSet(3) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops // 4)
         dpus.scatter("value", np.arange(3, dtype=np.uint32))
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
 
         def done(s: pim.DpuSet) -> None:
             seen["thread"] = threading.current_thread() is not threading.main_thread()
@@ -172,6 +172,7 @@ def test_a_callback_runs_on_the_queue_thread_and_may_use_the_set(program, slow_l
 
         out = np.zeros(3, dtype=np.uint64)
         dpus.callback(done)
+        gate.open()
         dpus.sync()
         assert seen == {"thread": True, "result": [1, 4, 7]}
         assert out.tolist() == [301, 301, 301]
@@ -202,7 +203,6 @@ def test_a_fault_before_queued_work_is_raised_by_sync(program) -> None:
     with pim.DpuSet(2, strict=True) as dpus:
         dpus.load(program)
         dpus.scatter("mode", np.array([0, 1], dtype=np.uint32))
-        dpus.broadcast("loops", 1000)
         dpus.launch(asynchronous=True)
         dpus.gather("result", asynchronous=True)
         with pytest.raises(pim.DpuFaultError) as info:
@@ -215,13 +215,13 @@ def test_a_fault_before_queued_work_is_raised_by_sync(program) -> None:
         assert dpus.gather("result").tolist() == [7, 7]
 
 
-def test_sub_sets_queue_transfers(program, slow_loops) -> None:
+def test_sub_sets_queue_transfers(program) -> None:
     with pim.DpuSet(8) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", 0)
+        dpus.broadcast("wait", 1)
         dpus.broadcast("value", 0)
         part = dpus[[1, 4, 6]]
-        part.broadcast("loops", slow_loops // 4, asynchronous=True)
+        part.broadcast("wait", 0, asynchronous=True)
         part.scatter("value", np.array([1, 2, 3], dtype=np.uint32), asynchronous=True)
         part.launch(asynchronous=True)
         got = part.gather("result", asynchronous=True)
@@ -232,31 +232,29 @@ def test_sub_sets_queue_transfers(program, slow_loops) -> None:
         assert padded.shape == (2, 6)
 
 
-def test_sync_timeout_with_queued_work_then_stop(program, slow_loops) -> None:
+def test_sync_timeout_with_queued_work_then_stop(program) -> None:
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", min(slow_loops * 10, 2**32 - 1))
-        dpus.launch(asynchronous=True)
+        _launch_behind_a_gate(dpus)  # never opened
         dpus.gather("result", asynchronous=True)
         with pytest.raises(pim.DpuTimeoutError, match="still pending"):
             dpus.sync(timeout=0.1)
         dpus.stop()  # drops the queued gather and stops the DPUs
         assert dpus.status() == pim.DpuStatus(True, False)
-        dpus.broadcast("loops", 0)
+        dpus.broadcast("wait", 0)
         dpus.broadcast("value", 3)
         dpus.launch()
         assert dpus.gather("result").tolist() == [10, 10]
 
 
-def test_freeing_a_set_with_queued_work_does_not_wait_for_it(program, slow_loops) -> None:
+def test_freeing_a_set_with_queued_work_does_not_wait_for_it(program) -> None:
     dpus = pim.DpuSet(2)
     dpus.load(program)
-    dpus.broadcast("loops", 2**32 - 1)
-    dpus.launch(asynchronous=True)
+    _launch_behind_a_gate(dpus)  # never opened: only free() ends the launch
     dpus.gather("result", asynchronous=True)
     start = time.monotonic()
     dpus.free()
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 30  # waiting would be for ever: the gate stays shut
     assert dpus.closed
 
 

@@ -4,6 +4,8 @@ info|verify|clear``; one emulator build per interpreter, whatever link started i
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -31,10 +33,25 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def built_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache folder holding one emulator build (built once; tests copy it)."""
     folder = tmp_path_factory.mktemp("emulator-cache")
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stderr(io.StringIO()) as err:
         patch.setenv("PYUPMEM_CACHE_DIR", str(folder))
+        patch.delenv("PYUPMEM_EMU_QUIET", raising=False)
         emu.build()
+        BUILD_NOTICES.append(err.getvalue())
+        emu.build()  # built: silent
+        BUILD_NOTICES.append(err.getvalue())
     return folder
+
+
+BUILD_NOTICES: list[str] = []
+"""What the first emu.build() printed on stderr, then what both had printed."""
+
+
+def test_a_build_says_so_in_one_line_and_a_cached_one_says_nothing(built_emulator: Path) -> None:
+    first, both = BUILD_NOTICES
+    assert first.count("\n") == 1 and first.startswith("pyupmem: building the emulator into ")
+    assert str(built_emulator / "emulator") in first
+    assert both == first
 
 
 def _copy_emulator(built: Path, cache: Path) -> Path:

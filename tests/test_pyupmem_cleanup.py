@@ -35,7 +35,9 @@ int main(void)
 """
 
 
-def wait_until_clean(baseline: set[int], timeout: float = 5.0) -> tuple[set[int], list[str]]:
+def wait_until_clean(baseline: set[int], timeout: float = 60.0) -> tuple[set[int], list[str]]:
+    # The workers end on their own after the set is freed: a bound long enough for a
+    # loaded machine (waiting costs nothing when they are quick).
     deadline = time.monotonic() + timeout
     while True:
         extra = descendants(os.getpid()) - baseline
@@ -107,7 +109,7 @@ def test_interpreter_exit_with_running_dpus_leaves_nothing(tmp_path: Path) -> No
         [sys.executable, str(script)], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # only a hang takes this long
     while descendants(os.getpid()) - before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not descendants(os.getpid()) - before
@@ -122,7 +124,7 @@ def test_interpreter_exit_with_running_dpus_leaves_nothing(tmp_path: Path) -> No
                 continue
             if b"cleanup_kernel" in cmdline:
                 leftovers.append(entry.name)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # only a hang takes this long
     while leftovers and time.monotonic() < deadline:
         time.sleep(0.05)
         leftovers = [
@@ -149,7 +151,7 @@ def test_ctrl_c_during_a_launch_interrupts_and_leaves_nothing(program: pim.Progr
             timer.start()
             dpus.launch()  # would run for many seconds
     timer.join()
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 60  # the launch alone would run for minutes
     assert dpus.closed
     extra, memory = wait_until_clean(baseline)
     assert not extra and not memory

@@ -41,7 +41,9 @@ def test_sync_timeout_on_a_spinning_kernel_then_stop_and_relaunch(program) -> No
         with pytest.raises(pim.DpuTimeoutError, match="keep running") as info:
             dpus.sync(timeout=0.2)
         assert isinstance(info.value, TimeoutError)
-        assert 0.2 <= time.monotonic() - start < 2
+        # At least the timeout; the upper bound only catches a sync that did not time out
+        # (the kernel spins for ever), so it is far above any machine's scheduling delay.
+        assert 0.2 <= time.monotonic() - start < 60
         assert not dpus.status().done  # they keep running
         dpus.stop()
         assert dpus.status() == pim.DpuStatus(True, False)

@@ -4,18 +4,19 @@ before it is filled (pyupmem.dpus.typecheck, pyupmem.dpus.queued_data)."""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import numpy as np
 import pytest
-from test_pyupmem_async import _loops_for
+from dpu_gate import GATE_C, Gate
 
 import pyupmem as pim
 
 KERNEL = r"""
 #include <defs.h>
 #include <stdint.h>
-__host uint32_t loops;
+""" + GATE_C + r"""
+__host uint32_t wait;
 __host int32_t values[16];
 __host int8_t small[64];
 __host uint8_t storage[64];
@@ -23,11 +24,10 @@ __host int32_t copy[16];
 int main(void) {
     if (me() != 0)
         return 0;
-    volatile uint32_t counter = 0;
-    for (uint32_t i = 0; i < loops; i++)
-        counter++;
+    if (wait)
+        wait_for_gate();
     for (int i = 0; i < 16; i++)
-        copy[i] = values[i] * 2 + (int32_t)(counter - loops);
+        copy[i] = values[i] * 2;
     return 0;
 }
 """
@@ -38,9 +38,12 @@ def program() -> pim.Program:
     return pim.build_program(KERNEL, nr_tasklets=1, name="queued_data_kernel")
 
 
-@pytest.fixture(scope="module")
-def slow_loops(program: pim.Program) -> int:
-    return _loops_for(0.5, program)
+def _launch_behind_a_gate(dpus: pim.DpuSet) -> Gate:
+    """Launches ``dpus`` asynchronously; they run until the test opens the returned gate."""
+    gate = Gate(dpus)
+    dpus.broadcast("wait", 1)
+    dpus.launch(asynchronous=True)
+    return gate
 
 
 def test_gather_and_read_refuse_another_dtype_as_scatter_does(program):
@@ -81,11 +84,10 @@ def test_float64_data_into_an_int8_array_is_refused_unless_raw(program):
         assert dpus[0].read("storage").tolist() == list(range(64))
 
 
-def test_an_array_queued_for_a_transfer_is_read_only_until_it_has_run(program, slow_loops):
+def test_an_array_queued_for_a_transfer_is_read_only_until_it_has_run(program):
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops)
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
         data = np.arange(32, dtype=np.int32)
         shares = data.reshape(2, 16)  # a view: its base is locked too
         same = np.full(16, 7, np.int32)
@@ -96,6 +98,7 @@ def test_an_array_queued_for_a_transfer_is_read_only_until_it_has_run(program, s
             data[0] = 100  # would change what the queued scatter sends
         with pytest.raises(ValueError, match="read-only"):
             same[:] = 0
+        gate.open()
         dpus.sync()
         assert data.flags.writeable and shares.flags.writeable and same.flags.writeable
         data[0] = 100  # allowed again, and too late to matter
@@ -103,11 +106,10 @@ def test_an_array_queued_for_a_transfer_is_read_only_until_it_has_run(program, s
         assert dpus.gather("copy")[0].tolist() == [7] * 16
 
 
-def test_a_dropped_transfer_gives_its_array_back(program, slow_loops):
+def test_a_dropped_transfer_gives_its_array_back(program):
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", min(slow_loops * 4, 2**32 - 1))
-        dpus.launch(asynchronous=True)
+        _launch_behind_a_gate(dpus)  # never opened: stop() ends the launch
         data = np.zeros((2, 16), np.int32)
         dpus.scatter("values", data, asynchronous=True)
         assert not data.flags.writeable
@@ -120,34 +122,40 @@ def test_a_dropped_transfer_gives_its_array_back(program, slow_loops):
         assert not readonly.flags.writeable  # left as the caller had it
 
 
-def test_an_asynchronous_gather_cannot_be_read_before_it_has_run(program, slow_loops):
+def test_an_asynchronous_gather_cannot_be_read_before_it_has_run(program):
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
         dpus.broadcast("values", np.arange(16, dtype=np.int32))
-        dpus.broadcast("loops", slow_loops)
-        dpus.launch(asynchronous=True)
-        start = time.monotonic()
+        gate = _launch_behind_a_gate(dpus)
+        opened = threading.Event()
         result = dpus.gather("copy", asynchronous=True)
         assert isinstance(result, pim.PendingArray) and not result.done()
         assert result.shape == (2, 16) and result.dtype == np.int32 and len(result) == 2
         assert "not done" in repr(result)
         with pytest.raises(pim.PendingResultError, match="has not run after 0.01 s"):
             result.result(timeout=0.01)
-        # Reading the data waits for the gather: never the unfilled memory.
+        # Reading the data waits for the gather: never the unfilled memory. The gate opens
+        # from another thread, so the read below starts while the gather is still queued.
+        def open_gate() -> None:
+            opened.set()
+            gate.open()
+
+        opener = threading.Thread(target=open_gate)
+        opener.start()
         assert result[1, 3] == 6
-        assert time.monotonic() - start > 0.1
+        assert opened.is_set()
+        opener.join()
         assert result.done()
         assert (result + 1)[0, 0] == 1 and result.tolist()[0][15] == 30
         assert np.array_equal(result, np.arange(16) * 2 + np.zeros((2, 1), int))
         assert isinstance(result.result(), np.ndarray)
 
 
-def test_reading_a_pending_gather_inside_the_queue_raises(program, slow_loops):
+def test_reading_a_pending_gather_inside_the_queue_raises(program):
     seen: list[str] = []
     with pim.DpuSet(1) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops)
-        dpus.launch(asynchronous=True)  # the callback runs after it, the gather set by then
+        gate = _launch_behind_a_gate(dpus)  # the callback runs after it, the gather set by then
         holder: dict[str, pim.PendingArray] = {}
 
         def early(_: object) -> None:
@@ -158,19 +166,20 @@ def test_reading_a_pending_gather_inside_the_queue_raises(program, slow_loops):
 
         dpus.callback(early)  # queued before the gather: it has not run then
         holder["later"] = dpus.gather("copy", asynchronous=True)
+        gate.open()
         dpus.sync()
     assert seen and "read it in a callback queued after the gather" in seen[0]
 
 
-def test_out_of_an_asynchronous_gather_is_read_only_until_filled(program, slow_loops):
+def test_out_of_an_asynchronous_gather_is_read_only_until_filled(program):
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
-        dpus.broadcast("loops", slow_loops)
-        dpus.launch(asynchronous=True)
+        gate = _launch_behind_a_gate(dpus)
         out = np.zeros((2, 16), np.int32)
         pending = dpus.gather("copy", out=out, asynchronous=True)
         assert not out.flags.writeable
         with pytest.raises(pim.DpuAccessError, match="still queued"):
             dpus.gather("copy", out=out, asynchronous=True)
+        gate.open()
         assert pending.result() is out
         assert out.flags.writeable

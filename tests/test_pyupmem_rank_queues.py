@@ -4,11 +4,10 @@ that rank's sync (or the set's), not by the other rank's."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
-from test_pyupmem_async import KERNEL, _loops_for
+from dpu_gate import Gate
+from test_pyupmem_async import KERNEL
 
 import pyupmem as pim
 
@@ -18,48 +17,46 @@ def program() -> pim.Program:
     return pim.build_program(KERNEL, nr_tasklets=2, name="rank_queue_kernel")
 
 
-@pytest.fixture(scope="module")
-def long_loops(program: pim.Program) -> int:
-    return min(_loops_for(1.5, program), 2**32 - 1)  # loops is a uint32_t
-
-
-def _busy_rank1(dpus: pim.DpuSet, loops: int) -> None:
-    """Rank 1 runs a long launch (one DPU loops), with a second launch queued behind it."""
+def _busy_rank1(dpus: pim.DpuSet) -> Gate:
+    """Rank 1 runs a launch that lasts until the test opens the returned gate (one DPU
+    waits at it), with a second launch queued behind it."""
+    gate = Gate(dpus)
     work = np.zeros(len(dpus), dtype=np.uint32)
-    work[64] = loops
-    dpus.scatter("loops", work)
+    work[64] = 1
+    dpus.scatter("wait", work)
     dpus.broadcast("value", 1)
     rank1 = dpus.ranks[1]
     rank1.launch(asynchronous=True)
     rank1.broadcast("value", 2, asynchronous=True)  # queued: rank 1 still runs
     rank1.launch(asynchronous=True)  # queued behind it: a long launch on rank 1's queue
+    return gate
 
 
-def test_work_on_rank_0_does_not_wait_for_a_long_launch_on_rank_1(program, long_loops):
+def test_work_on_rank_0_does_not_wait_for_a_long_launch_on_rank_1(program):
     with pim.DpuSet(nr_ranks=2) as dpus:
         dpus.load(program)
-        _busy_rank1(dpus, long_loops)
+        gate = _busy_rank1(dpus)
         rank0, rank1 = dpus.ranks
-        start = time.monotonic()
         rank0.broadcast("value", 5, asynchronous=True)
         rank0.launch(asynchronous=True)
         got = rank0.gather("result", asynchronous=True)
-        rank0.sync()
-        took = time.monotonic() - start
+        rank0.sync()  # would never return if it waited for rank 1: the gate is still shut
         assert np.asarray(got).tolist() == [16] * 64
-        assert not rank1.status().done, f"rank 1 finished first (rank 0 took {took:.2f} s)"
+        assert not rank1.status().done
         late = rank1.gather("result", asynchronous=True)
+        gate.open()
         dpus.sync()  # set-wide: waits for rank 1's queue and DPUs too
         assert rank1.status() == pim.DpuStatus(True, False)
         assert np.asarray(late).tolist() == [7] * 64  # after the second launch (value 2)
 
 
-def test_a_set_wide_call_waits_for_every_rank(program, long_loops):
+def test_a_set_wide_call_waits_for_every_rank(program):
     with pim.DpuSet(nr_ranks=2) as dpus:
         dpus.load(program)
-        _busy_rank1(dpus, long_loops)
+        gate = _busy_rank1(dpus)
         both = dpus.gather("result", asynchronous=True)  # after rank 1's queued launch
         assert not both.done()
+        gate.open()
         values = dpus.gather("value")  # synchronous: waits for both ranks' queues
         assert both.done() and values.tolist() == [1] * 64 + [2] * 64
         assert np.asarray(both).tolist() == [0] * 64 + [7] * 64  # rank 0 never launched

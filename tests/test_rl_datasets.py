@@ -1,6 +1,5 @@
 """Datasets: collection (vectorised model sampler vs the real env), files, SwiftRL text."""
 
-import time
 
 import numpy as np
 import pytest
@@ -75,16 +74,19 @@ def test_time_limit_truncates_without_terminal(method):
     assert truncations >= 10  # a random Taxi policy rarely delivers within 200 steps
 
 
-def test_collect_is_vectorised_and_fast():
-    t0 = time.perf_counter()
-    collect("FrozenLake-v1", 2000, seed=0, method="env")
-    per_env = (time.perf_counter() - t0) / 2000
-    t0 = time.perf_counter()
+def test_collect_is_vectorised(monkeypatch):
+    # Counted, not timed: the model sampler draws a whole batch of streams per Python-level
+    # step and never steps a gymnasium environment, so a million transitions take a
+    # thousand steps whatever the machine's speed or load.
+    import rl.datasets as datasets
+
+    steps = []
+    draw = datasets._draw_actions
+    monkeypatch.setattr(datasets, "_draw_actions", lambda *a: steps.append(1) or draw(*a))
+    monkeypatch.setattr(datasets, "make_env", lambda *a, **k: pytest.fail("stepped gymnasium"))
     ds = collect("FrozenLake-v1", 1_000_000, seed=0)
-    elapsed = time.perf_counter() - t0
     assert len(ds) == 1_000_000
-    assert elapsed < 30
-    assert elapsed / 1_000_000 < per_env / 10, "the model sampler should be vectorised"
+    assert len(steps) <= 1_000_000 // 1000 + 1
 
 
 def test_save_load_round_trip(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 from rl.baseline import train_baseline
 from rl.datasets import collect
 from rl.trainer import train_dpu
-from tests.mpi_support import ROOT, run_mpi
+from tests.mpi_support import ROOT, assert_a_usage_error_ends_cleanly, mpich_segments, run_mpi
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +63,12 @@ def test_mpirun_train_equals_one_process(taxi: Path, tmp_path: Path, processes: 
 
 
 def test_too_few_dpus_for_the_processes_is_a_clear_error(taxi: Path) -> None:
+    before = mpich_segments()
     result = run_mpi(2, ["-m", "rl", "train", str(taxi), "--dpus", "64", "--no-progress"],
                      timeout=60, check=False)
-    assert result.returncode != 0
-    assert "each needs at least one block: use at least 65 DPUs in all" in result.stderr
+    assert_a_usage_error_ends_cleanly(
+        result, "each needs at least one block: use at least 65 DPUs in all", before,
+        str(taxi))
 
 
 @pytest.mark.parametrize("fmt", ["fp32", "int32"])
@@ -91,3 +93,10 @@ def test_the_block_order_changes_float_sums_so_the_tests_can_tell() -> None:
     blocks = combine(q, rule="mean", block=64)
     assert np.all(flat == 0.0)
     assert np.all(blocks == np.float32(2.0**-19 / 192))
+
+
+def test_a_bad_option_under_mpiexec_is_said_once(taxi: Path) -> None:
+    before = mpich_segments()
+    result = run_mpi(2, ["-m", "rl", "train", str(taxi), "--epochs", "many-rl"], timeout=60,
+                     check=False)
+    assert_a_usage_error_ends_cleanly(result, "argument --epochs: invalid", before, "many-rl")

@@ -6,6 +6,9 @@ Run it from the repository root::
     .venv/bin/python docs/explanation/timing_examples.py
 """
 
+# ruff: noqa: E402
+
+# [start-phases]
 import sys
 from pathlib import Path
 
@@ -13,10 +16,9 @@ import numpy as np
 
 import pyupmem as pim
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
-import vecadd  # noqa: E402  (docs/examples/vecadd.py)
+sys.path.insert(0, "docs/examples")  # from the repository root
+import vecadd  # docs/examples/vecadd.py: its DPU program and how it is built
 
-# [start-phases]
 NR_DPUS, PER_DPU = 64, 1 << 18  # 2**18 int32 per vector per DPU (1 MiB)
 program = vecadd.build(nr_tasklets=16)
 a = np.ones((NR_DPUS, PER_DPU), np.int32)
@@ -59,8 +61,8 @@ print(f"timeline: {len(timeline.events)} stretches on {len(timeline.tasklets)} t
 # [end-breakdown]
 
 # [start-timeline]
-static = Path(__file__).parent.parent / "_static" / "timing"
-out = Path(sys.argv[1]) if len(sys.argv) > 1 else static
+# The figure's folder: the first argument, else the docs' own (from the repository root).
+out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/_static/timing")
 out.mkdir(parents=True, exist_ok=True)
 timeline.save(out / "histogram_trace.json")  # open it in ui.perfetto.dev or chrome://tracing
 ax = timeline.plot(title="histogram, one mutex, 16 tasklets: DPU 0")
@@ -69,8 +71,8 @@ ax.figure.savefig(out / "timeline.png", dpi=110)
 # [end-timeline]
 
 # [start-environment]
-import os  # noqa: E402
-import subprocess  # noqa: E402
+import os
+import subprocess
 
 HOST = """
 import numpy as np, pyupmem as pim

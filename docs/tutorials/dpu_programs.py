@@ -9,10 +9,6 @@ Run it from the repository root::
 # The imports come with the section of the tutorial that first needs them.
 # ruff: noqa: E402
 
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-
 # [start-run]
 import re
 
@@ -26,7 +22,7 @@ nr_dpus, per_dpu = 16, 100_000  # 100,000 uint32 per DPU: 400,000 bytes, a multi
 rng = np.random.default_rng(0)
 data = rng.integers(0, 2**32, (nr_dpus, per_dpu), dtype=np.uint32)
 
-program = pim.build_program(HERE / "dpu_programs.c", nr_tasklets=16)
+program = pim.build_program("docs/tutorials/dpu_programs.c", nr_tasklets=16)
 with pim.DpuSet(nr_dpus) as dpus:
     dpus.load(program)
     dpus.broadcast("nr_bytes", np.uint32(data[0].nbytes))
@@ -43,7 +39,7 @@ print("maxima right:", np.array_equal(maxima, data.max(axis=1)))
 # [start-variants]
 for tasklets, block in [(1, 2048), (11, 64), (24, 512)]:
     variant = pim.build_program(
-        HERE / "dpu_programs.c", nr_tasklets=tasklets, defines={"BLOCK": block}
+        "docs/tutorials/dpu_programs.c", nr_tasklets=tasklets, defines={"BLOCK": block}
     )
     with pim.DpuSet(4) as dpus:
         dpus.load(variant)

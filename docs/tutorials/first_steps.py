@@ -8,10 +8,6 @@ Run it from the repository root::
 # The imports come with the section of the tutorial that first needs them.
 # ruff: noqa: E402
 
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-
 # [start-backend]
 import textwrap
 
@@ -24,7 +20,7 @@ print("backend:", backend.kind)
 # [end-backend]
 
 # [start-build]
-program = pim.build_program(HERE / "first_steps.c", nr_tasklets=4)
+program = pim.build_program("docs/tutorials/first_steps.c", nr_tasklets=4)
 print("program:", program.path.name, "built for", program.nr_tasklets, "tasklets")
 # [end-build]
 

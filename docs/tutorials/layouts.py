@@ -9,10 +9,6 @@ Run it from the repository root::
 # The imports come with the section of the tutorial that first needs them.
 # ruff: noqa: E402
 
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-
 # [start-setup]
 import numpy as np
 
@@ -24,7 +20,7 @@ x = np.random.default_rng(1).integers(-1000, 1000, n, dtype=np.int32)
 expected = 3 * x + 7
 
 dpus = pim.DpuSet(nr_dpus)  # freed at the end with dpus.free()
-dpus.load(pim.build_program(HERE / "layouts.c", nr_tasklets=16))
+dpus.load(pim.build_program("docs/tutorials/layouts.c", nr_tasklets=16))
 dpus.broadcast("a", np.int32(3))  # broadcast: the same bytes to every DPU
 dpus.broadcast("b", np.int32(7))
 # [end-setup]

@@ -9,9 +9,6 @@ Run it from the repository root (about 15 seconds on the emulator)::
 # The imports come with the section of the tutorial that first needs them.
 # ruff: noqa: E402
 
-import tempfile
-from pathlib import Path
-
 # [start-collect]
 import numpy as np
 
@@ -29,6 +26,9 @@ print(f"episodes that reached the goal: {goals:,}")
 # [end-collect]
 
 # [start-save]
+import tempfile
+from pathlib import Path
+
 with tempfile.TemporaryDirectory() as folder:
     path = data.save(Path(folder) / "frozenlake.npz")
     again = datasets.load(path)

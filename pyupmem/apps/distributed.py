@@ -30,7 +30,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -47,6 +47,26 @@ def under_mpirun() -> bool:
     """Whether this process was started by an MPI launcher (``mpirun``/``mpiexec`` of
     MPICH, Open MPI or a PMIx-based one), judged by the variables they set."""
     return any(name in os.environ for name in _LAUNCHER_VARIABLES)
+
+
+def launcher_rank() -> int | None:
+    """This process's number as the MPI launcher set it in the environment (readable
+    before MPI starts), or None when no launcher started it."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return None
+
+
+def usage_error(parser: Any, message: str) -> NoReturn:
+    """An argument parser's error for a command line that may run under ``mpiexec``:
+    every process meets it alike, so process 0 alone prints it (usage and one line), and
+    every process exits with status 2 (before MPI starts: nothing to clean up)."""
+    if launcher_rank() in (None, 0):
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def sum_in_order(partials: np.ndarray) -> np.ndarray:
@@ -215,6 +235,8 @@ class Cluster:
 
 #: How long a process that reports an error waits before it stops the cluster.
 OUTPUT_DRAIN_SECONDS = 1.0
+#: How long the processes that met a usage error wait for all the others to meet it too.
+AGREEMENT_SECONDS = 30.0
 
 
 def run_command(cluster: Cluster, work: Callable[[], int], command: str,
@@ -222,10 +244,16 @@ def run_command(cluster: Cluster, work: Callable[[], int], command: str,
     """Runs a command line's ``work`` on one process of ``cluster`` and returns its exit
     status: only process 0 prints (the others' standard output goes to the null device),
     and an error on any process stops them all, since the others would wait for it
-    forever. An ``expected`` error (bad input or options, which every process meets
-    alike) is reported once, by process 0, with ``"{command}: error: ..."``, and the run
-    exits with status 2; any other by the process it happened on, with status 1. With one
-    process, ``work()`` runs as it is."""
+    forever.
+
+    An ``expected`` error (bad input or options, which every process meets alike) is
+    reported once, by process 0, with ``"{command}: error: ..."``. When every process has
+    met it (a non-blocking barrier, waited for up to :data:`AGREEMENT_SECONDS`), they all
+    exit with status 2 through ``MPI_Finalize``, which leaves nothing behind; a process
+    still elsewhere after that wait is stopped with ``MPI_Abort(2)`` (MPICH then leaves its
+    shared memory in ``/dev/shm``). Any other error is reported by the process it happened
+    on, which stops them all with ``MPI_Abort(1)``. With one process, ``work()`` runs as
+    it is."""
     if cluster.size == 1:
         return work()
     if not cluster.is_root:
@@ -236,11 +264,9 @@ def run_command(cluster: Cluster, work: Callable[[], int], command: str,
         message = str(error).replace("\n", " ")
         if cluster.is_root:
             print(f"{command}: error: {message}", file=sys.stderr, flush=True)
-        else:
-            # Process 0 meets the same error, reports it and stops every process: wait for
-            # it (however loaded the machine), and report and stop them only if it never
-            # comes.
-            time.sleep(30.0)
+        if _all_arrive(cluster, AGREEMENT_SECONDS):
+            raise SystemExit(2) from None
+        if not cluster.is_root:  # process 0 may never have seen it: say it here
             print(f"{command} (process {cluster.rank}): error: {message}", file=sys.stderr,
                   flush=True)
         # Abort tears the processes down at once, and mpiexec may then drop what it has
@@ -254,6 +280,17 @@ def run_command(cluster: Cluster, work: Callable[[], int], command: str,
         time.sleep(OUTPUT_DRAIN_SECONDS)
         cluster.comm.Abort(1)
         raise
+
+
+def _all_arrive(cluster: Cluster, seconds: float) -> bool:
+    """Whether every process of ``cluster`` reaches this call within ``seconds``."""
+    request = cluster.comm.Ibarrier()
+    deadline = time.monotonic() + seconds
+    while not request.Test():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def silence_stdout() -> None:

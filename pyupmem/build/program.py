@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pyupmem.build.debuginfo import CType
 from pyupmem.driver import libdpu as C
+
+if TYPE_CHECKING:
+    from pyupmem.build.resources import Resources
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,19 @@ class Program:
 
     def __fspath__(self) -> str:
         return str(self.path)
+
+    @property
+    def resources(self) -> Resources:
+        """What the program uses of a DPU (WRAM by section, stacks, the heap left, MRAM,
+        IRAM) against a v1A chip's limits; print it for a table. For another chip:
+        ``pyupmem.build.resources.read_resources(program.path, chip="v1B")``.
+
+        Raises:
+            ValueError: the file is not a DPU program's ELF.
+        """
+        from pyupmem.build.resources import read_resources
+
+        return read_resources(self.path)
 
 
 class Symbol:

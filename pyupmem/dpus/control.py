@@ -64,7 +64,9 @@ class _Control:
         def load(self, program: Program | bytes) -> LoadedProgram: ...
         def estimate(self) -> KernelEstimate: ...
 
-    def launch(self, asynchronous: bool = False, *, trace: bool = False) -> None:
+    def launch(
+        self, asynchronous: bool = False, *, trace: bool = False, timeout: float | None = None
+    ) -> None:
         """Run the loaded program on every DPU of this set (``dpu_launch``).
 
         Args:
@@ -76,12 +78,30 @@ class _Control:
                 run), or else when the set is freed.
             trace: record what each tasklet does in modelled time, for :meth:`timeline`
                 (emulator only; a launch without it records nothing).
+            timeout: for a synchronous launch, the most seconds to wait, as
+                ``sync(timeout=...)``: when the DPUs still run after it,
+                :class:`~pyupmem.errors.DpuTimeoutError` is raised and they keep running
+                (wait again with :meth:`sync`, or :meth:`stop` them).
 
         Raises:
             DpuFaultError: a DPU faulted; ``faults`` maps each faulty DPU to its message.
             DpuProgramError: no program loaded.
             DpuBusyError: the DPUs are already running.
+            DpuTimeoutError: still running after ``timeout`` seconds.
         """
+        if timeout is not None:
+            if asynchronous:
+                raise ArgumentValueError(
+                    "launch(asynchronous=True) returns at once, so timeout= has nothing to "
+                    "limit: give it to sync(timeout=...) instead"
+                )
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
+                raise ArgumentValueError(
+                    f"timeout must be a number of seconds >= 0, got {timeout!r}"
+                )
+            self.launch(asynchronous=True, trace=trace)
+            self.sync(timeout=timeout)
+            return
         if asynchronous and self._queue_busy():
             self._lib(settle=False)
             for part in self._rank_parts():  # each rank's launch waits for that rank only

@@ -48,6 +48,26 @@ _SYSTEM_LIB_DIRS = (
 )
 
 
+# DpuSet's arguments that become the emulator's profile keys: named in its messages.
+_ARGUMENT_OF_KEY = {
+    "emuStrict": "strict=",
+    "emuSchedule": "schedule=",
+    "sgXferEnable": "scatter_gather=",
+    "sgXferMaxBlocksPerDpu": "scatter_gather=",
+}
+
+
+def _profile_problem(lib: C.LibDpu) -> str:
+    """Why the emulator refused this thread's last profile, or "" for another library."""
+    if "dpu_emu_profile_error" not in lib.extensions:
+        return ""
+    text = (lib.dpu_emu_profile_error() or b"").decode("utf-8", "replace")  # type: ignore[attr-defined]
+    for key, argument in _ARGUMENT_OF_KEY.items():
+        if text.startswith(f"profile key {key}="):
+            text += f" (DpuSet's {argument} gives this key)"
+    return text
+
+
 @dataclass
 class Backend:
     """A loaded libdpu and the DPU compiler that goes with it.
@@ -74,6 +94,8 @@ class Backend:
         (2020.x) still maps to the right exception class.
         """
         message = self.lib.error_string(status)
+        if status == C.DPU_ERR_INVALID_PROFILE:
+            detail = _profile_problem(self.lib) + (f" ({detail})" if detail else "")
         code = status
         if self.kind == "sdk":
             base = status & 0xFFFF if status & C.DPU_ERR_ASYNC_JOBS else status
@@ -224,6 +246,8 @@ def _open_emulator(library: str | None) -> Backend:
         lib = C.LibDpu.open(library, frees_error_strings=True)
     except OSError as error:
         raise BackendError(f"cannot load the emulator's libdpu {library}: {error}") from error
+    if "dpu_emu_report_profile_errors" in lib.extensions:
+        lib.dpu_emu_report_profile_errors(False)  # type: ignore[attr-defined]  # raised instead
     return Backend("emulator", library, compiler, lib, root)
 
 

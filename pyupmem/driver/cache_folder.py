@@ -14,6 +14,11 @@ from pathlib import Path
 
 from pyupmem.errors import CacheFolderError
 
+_FIX = (
+    "Fix: set PYUPMEM_CACHE_DIR to a folder of your own that you can write, or unset it "
+    "(default ~/.cache/pyupmem)"
+)
+
 
 def cache_dir() -> Path:
     """``$PYUPMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/pyupmem``, else ``~/.cache/pyupmem``."""
@@ -30,12 +35,14 @@ def check_private(folder: Path) -> None:
     that neither its group nor others can write."""
     try:
         info = folder.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            info = folder.stat()
     except OSError as error:
-        raise CacheFolderError(f"cannot use the cache folder {folder}: {error}") from error
-    if stat.S_ISLNK(info.st_mode):
-        info = folder.stat()
+        raise CacheFolderError(
+            f"cannot use the cache folder {folder}: {error.strerror or error}. {_FIX}"
+        ) from error
     if not stat.S_ISDIR(info.st_mode):
-        raise CacheFolderError(f"the cache path {folder} is not a folder")
+        raise CacheFolderError(f"the cache path {folder} is not a folder. {_FIX}")
     if info.st_uid != os.getuid():
         raise CacheFolderError(
             f"the cache folder {folder} belongs to user id {info.st_uid}, not to you "
@@ -67,7 +74,9 @@ def private_dir(folder: Path, root: Path | None = None) -> Path:
             path.mkdir(mode=0o700, parents=True)
         except FileExistsError:
             pass
-        except OSError as error:
-            raise CacheFolderError(f"cannot create the cache folder {path}: {error}") from error
+        except OSError as error:  # a file on the way, /proc, a read-only file system ...
+            raise CacheFolderError(
+                f"cannot create the cache folder {path}: {error.strerror or error}. {_FIX}"
+            ) from error
         check_private(path)
     return folder

@@ -444,6 +444,10 @@ EXTENSIONS: dict[str, tuple[Any, tuple[Any, ...]]] = {
         dpu_error_t,
         (dpu_set_t, c_void_p, c_uint32, POINTER(c_uint32), POINTER(c_uint32)),
     ),
+    # why this thread's last allocation refused its profile (names the setting, the value
+    # and what is accepted); whether the library also prints that to stderr
+    "dpu_emu_profile_error": (c_char_p, ()),
+    "dpu_emu_report_profile_errors": (None, (c_bool,)),
 }
 """Functions a library may add to the SDK's interface; bound only where exported."""
 

@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyupmem.driver.cache_folder import cache_dir
+from pyupmem.driver.cache_folder import cache_dir, private_dir
 from pyupmem.errors import CacheWarning
 
 SOURCE_DIR = Path(__file__).resolve().parent
@@ -393,6 +393,13 @@ def check_build(root: Path) -> str | None:
     return None
 
 
+def _notice(line: str) -> None:
+    """One line on stderr, so that a first run that builds is not silent for seconds;
+    PYUPMEM_EMU_QUIET (not "" or "0") keeps it off, as the emulator's own warnings."""
+    if os.environ.get("PYUPMEM_EMU_QUIET", "") in ("", "0"):
+        print(line, file=sys.stderr, flush=True)
+
+
 def build(force: bool = False) -> Emulator:
     """Build the emulator if needed and return where it is.
 
@@ -405,10 +412,12 @@ def build(force: bool = False) -> Emulator:
 
     Raises:
         EmulatorBuildError: no C compiler, or it failed; the message carries its output.
+        CacheFolderError: the cache folder cannot be made, is not a folder, or is not
+            private (another user owns it or others can write it).
     """
     compiler = host_compiler()
-    base = cache_dir() / "emulator"
-    base.mkdir(parents=True, exist_ok=True)
+    # Private, as build_program's folders: libdpu.so and the worker run as native code.
+    base = private_dir(cache_dir() / "emulator", cache_dir())
     emulator = Emulator(base / _source_digest(compiler))
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -427,6 +436,8 @@ def build(force: bool = False) -> Emulator:
                 )
         if emulator.root.exists():
             shutil.rmtree(emulator.root)
+        _notice(f"pyupmem: building the emulator into {emulator.root} (once for this version "
+                "and compiler; a few seconds to half a minute)")
         (emulator.root / "bin").mkdir(parents=True)
         (emulator.root / "lib").mkdir()
         shutil.copytree(SOURCE_DIR / "include", emulator.root / "include")

@@ -12,6 +12,16 @@ from .layers import LAYERS
 from .workloads import BUILTIN, workload
 
 
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default, unless it has none (None: the option's help says what
+    happens without it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is argparse.SUPPRESS:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Adds the ``map`` command to ``python -m rl``'s subcommands."""
     p = sub.add_parser(
@@ -19,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Search the fastest way to run a workload on DPUs (DPUs, tasklets, DMA "
                     "block, split, transfers, batching), scored by the emulator's model of "
                     "the whole run on hardware.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Formatter,
     )
     p.add_argument("workload", choices=[*BUILTIN, *LAYERS],
                    help="small spaces: mlp, ffn: int8 GEMV layers of a small MLP (1,024 x "
@@ -72,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--budget must be at least 1, not {args.budget}")
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    # Before the search, not after it: a missing folder must not cost the whole run.
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None and not path.resolve().parent.is_dir():
+            raise ValueError(f"{option} {path}: the folder {path.resolve().parent} does not "
+                             "exist")
     chosen = workload(args.workload, **_shape(args))
     with MappingEnvironment(chosen, cache=args.cache, workers=args.workers) as env:
         print(f"{chosen.description}: {env.space.size:,} mappings "

@@ -15,6 +15,7 @@ the DPUs; their transfer is left out unless ``include_weights``.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,16 @@ TASKLETS = (1, 2, 4, 8, 11, 16, 24)
 """The tasklet counts of the built-in spaces (11 saturates the pipeline; 24 is v1A's most)."""
 BLOCKS = (64, 128, 256, 512, 1024, 2048)
 """The DMA block sizes of the built-in spaces, in bytes (2,048 is a DMA's most)."""
+
+
+def _check_host_bytes(what: str, nbytes: int, fix: str) -> None:
+    """A ValueError unless ``nbytes`` (the workload's data, which it holds on the host to
+    emulate a DPU's share with real values) fits in half of this machine's memory."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if nbytes > memory // 2:
+        raise ValueError(f"{what} is {nbytes / 2**30:,.1f} GiB, more than half of this "
+                         f"machine's {memory / 2**30:,.0f} GiB of memory, where the search "
+                         f"keeps it: {fix}")
 
 
 def _phases(cpu_dpu: float, kernel: float, dpu_cpu: float) -> dict[str, float]:
@@ -132,6 +143,8 @@ class FullyConnected(_OneDpuWorkload):
                 f"a layer needs rows, cols >= 1 and 1 <= batch <= {BATCH_MAX}, not "
                 f"{rows}, {cols}, {batch}"
             )
+        _check_host_bytes(f"a {rows:,} x {cols:,} {dtype} layer",
+                          rows * cols * np.dtype(dtype).itemsize, "use fewer --rows or --cols")
         parameters = [
             Parameter("dpus", tuple(dpus), "DPUs"),
             Parameter("tasklets", tuple(tasklets), "tasklets per DPU"),
@@ -242,6 +255,8 @@ class Streaming(_OneDpuWorkload):
             raise ValueError(f"kernel must be va or red, not {kernel!r}")
         if elements < 1:
             raise ValueError(f"elements must be >= 1, not {elements}")
+        _check_host_bytes(f"the input (2 x {elements:,} int32)", 8 * elements,
+                          "use fewer --elements")
         super().__init__(Space((
             Parameter("dpus", tuple(dpus), "DPUs"),
             Parameter("tasklets", tuple(tasklets), "tasklets per DPU"),

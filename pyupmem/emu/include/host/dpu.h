@@ -175,7 +175,11 @@ char *dpu_error_to_string(dpu_error_t status);
  * - dpu_emu_trace_events: one DPU's timeline of its last traced launch, up to capacity
  *   events of struct {uint64_t start, end; uint32_t tasklet, activity;} (cycles from the
  *   launch's start; activity 0 compute, 1 DMA, 2 waits); count (all recorded) and
- *   dropped (those the DPU could not keep). */
+ *   dropped (those the DPU could not keep);
+ * - dpu_emu_profile_error: why this thread's last dpu_alloc or dpu_alloc_ranks refused its
+ *   profile (DPU_ERR_INVALID_PROFILE), naming the setting, the value and what is accepted;
+ *   "" otherwise. The library also prints it to stderr unless
+ *   dpu_emu_report_profile_errors(false) was called (pyupmem does: it raises it instead). */
 #define PYUPMEM_EMULATOR 1
 dpu_error_t dpu_emu_sync_timeout(struct dpu_set_t dpu_set, uint32_t timeout_ms);
 dpu_error_t dpu_emu_launch_cycles(struct dpu_set_t dpu_set, uint64_t *cycles, bool *counted);
@@ -190,6 +194,8 @@ dpu_error_t dpu_emu_tasklet_times(struct dpu_set_t dpu_set, uint32_t *nr_tasklet
 dpu_error_t dpu_emu_trace(struct dpu_set_t dpu_set, bool enable);
 dpu_error_t dpu_emu_trace_events(struct dpu_set_t dpu_set, void *events, uint32_t capacity,
                                  uint32_t *count, uint32_t *dropped);
+const char *dpu_emu_profile_error(void);
+void dpu_emu_report_profile_errors(bool to_stderr);
 
 /* Iteration: DPU_FOREACH(set, dpu) or DPU_FOREACH(set, dpu, index). */
 #define _DPU_FOREACH_X(set, dpu)                                                                   \
