@@ -97,6 +97,25 @@ def test_a_synchronous_launch_with_a_timeout() -> None:
             dpus.launch(timeout=-1)
 
 
+def test_a_sub_set_s_synchronous_launch_with_a_timeout() -> None:
+    program = pim.build_program(GATED, nr_tasklets=1, name="gated")
+    with pim.DpuSet(3) as dpus:
+        dpus.load(program)
+        gate = Gate(dpus)
+        part = dpus[[0, 2]]
+        with pytest.raises(pim.DpuTimeoutError, match="keep running"):
+            part.launch(timeout=0.1)  # the gate is shut: the launch cannot end
+        assert not part.status().done
+        gate.open()
+        part.sync()
+        part.launch(timeout=600)
+        assert part.status() == pim.DpuStatus(True, False)
+        with pytest.raises(pim.ArgumentValueError, match="sync"):
+            part.launch(asynchronous=True, timeout=1)
+        with pytest.raises(pim.ArgumentValueError, match="seconds >= 0"):
+            part.launch(timeout=-1)
+
+
 def test_the_packages_say_they_are_typed() -> None:
     import pimopt
     import rl

@@ -36,6 +36,17 @@ FAULT_PREFIX = "DPU fault: "
 """The emulator starts the log line that explains a fault with this text."""
 
 
+def check_launch_timeout(timeout: object, asynchronous: bool) -> None:
+    """Refuse a ``launch(timeout=...)`` that cannot limit anything or is not a duration."""
+    if asynchronous:
+        raise ArgumentValueError(
+            "launch(asynchronous=True) returns at once, so timeout= has nothing to "
+            "limit: give it to sync(timeout=...) instead"
+        )
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
+        raise ArgumentValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
+
+
 class DpuStatus(NamedTuple):
     """The result of :meth:`DpuSet.status`: whether the DPUs are done and whether any faulted."""
 
@@ -90,15 +101,7 @@ class _Control:
             DpuTimeoutError: still running after ``timeout`` seconds.
         """
         if timeout is not None:
-            if asynchronous:
-                raise ArgumentValueError(
-                    "launch(asynchronous=True) returns at once, so timeout= has nothing to "
-                    "limit: give it to sync(timeout=...) instead"
-                )
-            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
-                raise ArgumentValueError(
-                    f"timeout must be a number of seconds >= 0, got {timeout!r}"
-                )
+            check_launch_timeout(timeout, asynchronous)
             self.launch(asynchronous=True, trace=trace)
             self.sync(timeout=timeout)
             return

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pyupmem.build.program import Program, Symbol
-from pyupmem.dpus.control import DpuStatus
+from pyupmem.dpus.control import DpuStatus, check_launch_timeout
 from pyupmem.dpus.group import DpuGroup
 from pyupmem.dpus.loaded_program import LoadedProgram
 from pyupmem.dpus.queued_data import lock_while_queued
@@ -213,8 +213,11 @@ class DpuSubset(DpuGroup):
 
     # ----------------------------------------------------------------- execution
 
-    def launch(self, asynchronous: bool = False) -> None:
-        """Run the loaded program on the chosen DPUs (see :meth:`DpuSet.launch`)."""
+    def launch(self, asynchronous: bool = False, *, timeout: float | None = None) -> None:
+        """Run the loaded program on the chosen DPUs (see :meth:`DpuSet.launch`; a sub-set
+        records no trace)."""
+        if timeout is not None:
+            check_launch_timeout(timeout, asynchronous)
         if asynchronous and self._queue_busy():
             self._lib(settle=False)
             for part in self._rank_parts():  # each part waits for its own rank only
@@ -237,7 +240,7 @@ class DpuSubset(DpuGroup):
             # Reported by sync() below, or later (DpuSet.launch says by what).
             self._owner._unreported.update(node._indices())
         if not asynchronous:
-            self.sync()
+            self.sync(timeout=timeout)
 
     def _sync_dpus(self, timeout: float | None = None) -> None:
         self._lib(settle=False)
