@@ -57,7 +57,7 @@ def test_rl_map_checks_its_output_folder_before_the_search(tmp_path: Path, optio
 def test_rl_map_help_shows_no_empty_defaults() -> None:
     text = _run("-m", "rl", "map", "--help").stdout
     assert "(default: None)" not in text
-    assert "(default: marl)" in text and "the search's seed (default: 0)" in text
+    assert "(default: marl)" in text and "the agent's seed (default: 0)" in text
 
 
 # --- pimopt's data ----------------------------------------------------------------------

@@ -4,14 +4,15 @@ a hand-written DPU program on the same arrays, and the estimate against NumPy.
 Run it from the repository root: ``.venv/bin/python docs/tutorials/numpy_on_dpus.py``.
 """
 
-import time
+# The imports come with the section of the tutorial that first needs them.
+# ruff: noqa: E402
 
+# [start-arrays]
 import numpy as np
 
 import pyupmem as pim
 import pyupmem.array as pa
 
-# [start-arrays]
 dpus = pim.DpuSet(64)
 x = np.arange(1_000_000, dtype=np.int32)
 a = pa.asarray(x, dpus)  # one contiguous share per DPU, in MRAM
@@ -68,6 +69,8 @@ print("clipped:", y.get()[8:14], "the sum of the clipped:", y.sum())
 # [end-raw]
 
 # [start-estimate]
+import time
+
 timer = pim.PhaseTimer(warmup=1, dpus=dpus)
 with pa.settings(timer=timer):
     for _ in timer.repetitions(3):  # the warm-up run builds the kernels
