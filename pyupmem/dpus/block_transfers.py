@@ -14,42 +14,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pyupmem.build.program import Symbol
+from pyupmem.dpus.group_parts import _GroupPart
 from pyupmem.dpus.typecheck import as_input_array as _as_input_array
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import make_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
-    from pyupmem.dpus.dpuset import DpuSet
-    from pyupmem.dpus.loaded_program import LoadedProgram
+    pass
 
 
 from pyupmem.dpus.transfer_rules import address_of, check_access, symbol_name
 
 
-class _BlockTransfers:
+class _BlockTransfers(_GroupPart):
     """The scatter-gather methods of :class:`~pyupmem.dpus.group.DpuGroup` (its base only)."""
-
-    if TYPE_CHECKING:  # provided by DpuGroup
-        _owner: DpuSet
-        _c: C.dpu_set_t
-        _count: int
-        _key: tuple[str, int]  # ("dpu", i) for a single DPU
-
-        def _lib(self, settle: bool = True) -> C.LibDpu: ...
-        def _check(self, status: int, call: str, detail: str = "") -> None: ...
-        def _enqueue(
-            self,
-            action: Callable[[], object],
-            what: str,
-            finish: Callable[[BaseException | None], None] | None = None,
-        ) -> None: ...
-        def _dpu_structs(self) -> list[C.dpu_set_t]: ...
-        def _program_state(self) -> LoadedProgram | None: ...
-        def _require_single(self, call: str, method: str, instead: str) -> None: ...
-        def _resolve(self, symbol: str | Symbol, call: str) -> Symbol | None: ...
-        def _refuse_unreported_fault(self, call: str) -> None: ...
 
     def scatter_blocks(
         self,

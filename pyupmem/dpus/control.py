@@ -17,19 +17,15 @@ from __future__ import annotations
 
 import ctypes
 import time
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from pyupmem.dpus.group_parts import _GroupPart
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import ArgumentValueError, DpuFaultError, UnsupportedError, make_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
 
-    from pyupmem.build.program import Program
-    from pyupmem.dpus.dpuset import DpuSet
-    from pyupmem.dpus.loaded_program import LoadedProgram
-    from pyupmem.dpus.views import Dpu
-    from pyupmem.estimate.model import KernelEstimate
+    pass
 
 
 FAULT_PREFIX = "DPU fault: "
@@ -54,26 +50,8 @@ class DpuStatus(NamedTuple):
     fault: bool
 
 
-class _Control:
+class _Control(_GroupPart):
     """The running-DPU methods of :class:`~pyupmem.dpus.group.DpuGroup` (its base class only)."""
-
-    if TYPE_CHECKING:  # provided by DpuGroup
-        _owner: DpuSet
-        _c: C.dpu_set_t
-        _count: int
-
-        def _lib(self, settle: bool = True) -> C.LibDpu: ...
-        def _check(self, status: int, call: str, detail: str = "") -> None: ...
-        def _enqueue(self, action: Callable[[], object], what: str) -> None: ...
-        def _queue_busy(self) -> bool: ...
-        def _rank_indices(self) -> list[int]: ...
-        def _rank_parts(self) -> list[Any]: ...
-        def _indices(self) -> Sequence[int]: ...
-        def _dpu_structs(self) -> list[C.dpu_set_t]: ...
-        def _program_state(self) -> LoadedProgram | None: ...
-        def __iter__(self) -> Iterator[Dpu]: ...
-        def load(self, program: Program | bytes) -> LoadedProgram: ...
-        def estimate(self) -> KernelEstimate: ...
 
     def launch(
         self, asynchronous: bool = False, *, trace: bool = False, timeout: float | None = None

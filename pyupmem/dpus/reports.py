@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pyupmem.dpus.group_parts import _GroupPart
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import (
     ArgumentValueError,
@@ -23,23 +24,12 @@ from pyupmem.estimate.model import ACTIVITIES, KernelEstimate
 from pyupmem.estimate.timeline import Timeline, TimelineEvent
 
 if TYPE_CHECKING:
-    from pyupmem.dpus.dpuset import DpuSet
+    pass
 
 
-class _Reports:
+class _Reports(_GroupPart):
     """What a group's DPUs did: the time model's estimate and timeline of the last launch,
     and the DPUs' logs (a base class of :class:`~pyupmem.dpus.group.DpuGroup` only)."""
-
-    if TYPE_CHECKING:  # provided by DpuGroup
-        _owner: DpuSet
-        _c: C.dpu_set_t
-        _count: int
-
-        def _lib(self, settle: bool = True) -> C.LibDpu: ...
-        def _check(self, status: int, call: str, detail: str = "") -> None: ...
-        def _dpu_structs(self) -> list[C.dpu_set_t]: ...
-        def _require_single(self, call: str, method: str, instead: str) -> None: ...
-
 
     def _emulator_lib(self, call: str) -> C.LibDpu:
         lib = self._lib()
