@@ -9,8 +9,8 @@ memory rules in :mod:`~pyupmem.dpus.transfer_rules` and the typed checks in
 :mod:`~pyupmem.dpus.typecheck`), launches and waits (:mod:`~pyupmem.dpus.control`),
 estimates and logs (:mod:`~pyupmem.dpus.reports`), the program loaded
 (:mod:`~pyupmem.dpus.loaded_program`) and the queues of asynchronous work
-(:mod:`~pyupmem.dpus.asynchrony`, :mod:`~pyupmem.dpus.queued_data`); :mod:`~pyupmem.dpus.group_parts` declares what
-those mixins use of the group.
+(:mod:`~pyupmem.dpus.asynchrony`, :mod:`~pyupmem.dpus.queued_data`);
+:mod:`~pyupmem.dpus.group_parts` declares what those mixins use of the group.
 
 May use: :mod:`pyupmem.errors`, :mod:`pyupmem.driver`, :mod:`pyupmem.build`,
 :mod:`pyupmem.estimate`. Its public names are re-exported by :mod:`pyupmem`.
