@@ -1,7 +1,7 @@
 """What every part of :class:`~pyupmem.dpus.group.DpuGroup` may use of the group.
 
 The group's operations are written by job in mixins (transfers, block transfers, control,
-reports); each derives from :class:`_GroupPart`, which declares for the type checker
+reports); each derives from ``_GroupPart``, which declares for the type checker
 the attributes and helpers that :class:`~pyupmem.dpus.group.DpuGroup` provides. At run
 time it is an empty class.
 """
