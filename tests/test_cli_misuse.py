@@ -151,8 +151,11 @@ def test_ctrl_c_in_the_rl_demo_is_one_line_and_status_130() -> None:
     # the demo's own work. (A Ctrl-C during a cold build was once lost: CI of 2026-12-03.)
     subprocess.run([sys.executable, "-m", "rl", "demo"], cwd=ROOT, env=env, check=True,
                    capture_output=True, timeout=600)
+    # A job started in the background (as CI's may be) inherits SIGINT ignored, and Python
+    # then leaves it ignored: the child gets the terminal's default, as a user's shell gives.
     proc = subprocess.Popen([sys.executable, "-m", "rl", "demo"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline().startswith("rl demo:")  # started: the event we wait on
         proc.send_signal(signal.SIGINT)
