@@ -212,7 +212,8 @@ class JobQueue:
                     with self._cond:
                         self._dropped += 1
             except QueuedWorkCancelled as cancelled:
-                outcome = cancelled
+                # Cancelled while it waited for its DPUs: say which job, as a drop does.
+                outcome = cancelled if str(cancelled) else _dropped(job)  # type: ignore[arg-type]
                 with self._cond:
                     self._dropped += 1
             except BaseException as error:  # noqa: BLE001 - reported by sync()
