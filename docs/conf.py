@@ -7,6 +7,7 @@ Build it with (warnings are errors, as in the test suite)::
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -97,7 +98,8 @@ PACKAGES = ("pyupmem", "rl", "pimopt")
 API_DIR = Path(__file__).resolve().parent / "reference" / "api"
 
 
-def api_modules() -> list[str]:
+@functools.cache
+def api_modules() -> tuple[str, ...]:
     """Every module of the packages that the reference documents, packages first."""
     import importlib
     import pkgutil
@@ -113,7 +115,7 @@ def api_modules() -> list[str]:
             if last.startswith("_"):
                 continue
             names.append(info.name)
-    return names
+    return tuple(names)
 
 
 def _title(name: str) -> list[str]:
@@ -156,25 +158,31 @@ def _package_page(name: str) -> str:
 
 def _defining_module(package: str, item: str) -> str:
     """The module of ``package`` whose source defines or assigns ``item`` at top level."""
-    import ast
-    import importlib
-
     for module_name in api_modules():
         if module_name == package or not module_name.startswith(package + "."):
             continue
-        module = importlib.import_module(module_name)
-        tree = ast.parse(Path(module.__file__).read_text())
-        for node in tree.body:
-            names = []
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                names = [node.name]
-            elif isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names = [node.target.id]
-            if item in names:
-                return module_name
+        if item in _top_level_names(module_name):
+            return module_name
     return package
+
+
+@functools.cache
+def _top_level_names(module_name: str) -> frozenset[str]:
+    """What a module's source defines or assigns at top level (parsed once: the package
+    pages ask for each re-exported name)."""
+    import ast
+    import importlib
+
+    module = importlib.import_module(module_name)
+    names: set[str] = set()
+    for node in ast.parse(Path(module.__file__).read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return frozenset(names)
 
 
 def _foreign_data(module_name: str) -> list[str]:

@@ -20,6 +20,8 @@ import pkgutil
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -64,8 +66,28 @@ def _env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def script_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str]:
-    """Runs every documentation script once; maps its path to what it printed."""
+def docs_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, subprocess.Popen]]:
+    """Starts the Sphinx build with -W (warnings are errors) into a temporary folder, in the
+    background: on two cores it runs while the scripts do (see :func:`built_docs`)."""
+    out = tmp_path_factory.mktemp("docs")
+    with open(out / "build.log", "w+") as log:
+        build = subprocess.Popen(
+            [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
+             "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
+            cwd=ROOT, env=_env(), stdout=log, stderr=subprocess.STDOUT,
+        )
+        yield out, build
+        if build.poll() is None:  # a test failed before it waited: nothing left running
+            build.kill()
+        build.wait()
+
+
+@pytest.fixture(scope="session")
+def script_outputs(
+    docs_build: tuple[Path, subprocess.Popen], tmp_path_factory: pytest.TempPathFactory
+) -> dict[Path, str]:
+    """Runs every documentation script once (the site builds meanwhile); maps its path to
+    what it printed."""
     outputs: dict[Path, str] = {}
     for script in SCRIPTS:
         tmp = tmp_path_factory.mktemp(script.stem)
@@ -88,43 +110,28 @@ def script_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, str]:
 
 
 @pytest.fixture(scope="session")
-def built_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Builds the site with -W (warnings are errors) into a temporary folder."""
-    out = tmp_path_factory.mktemp("docs")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-E",
-            "-q",
-            "-b",
-            "html",
-            "-d",
-            str(out / "doctrees"),
-            str(DOCS),
-            str(out / "html"),
-        ],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=_HANG,
-    )
-    assert result.returncode == 0, f"the docs build failed:\n{result.stdout}\n{result.stderr}"
+def built_docs(docs_build: tuple[Path, subprocess.Popen]) -> Path:
+    """The built site: waits for the build :func:`docs_build` started."""
+    out, build = docs_build
+    try:
+        build.wait(timeout=_HANG)
+    except subprocess.TimeoutExpired:
+        build.kill()
+        raise
+    log = (out / "build.log").read_text()
+    assert build.returncode == 0, f"the docs build failed:\n{log}"
     return out
+
+
+# The scripts' test comes first: it starts the build, and runs the scripts while it builds.
+def test_every_script_runs(script_outputs: dict[Path, str]) -> None:
+    assert set(script_outputs) == {s.resolve() for s in SCRIPTS}
 
 
 def test_docs_build_with_warnings_as_errors(built_docs: Path) -> None:
     pages = ("index", "tutorials/first_steps", "reference/api/pyupmem.dpus.dpuset", "benchmarks")
     for page in pages:
         assert (built_docs / "html" / f"{page}.html").is_file(), page
-
-
-def test_every_script_runs(script_outputs: dict[Path, str]) -> None:
-    assert set(script_outputs) == {s.resolve() for s in SCRIPTS}
 
 
 # ------------------------------------------------------------------ code on the pages
@@ -549,23 +556,29 @@ def test_every_page_runs_when_its_blocks_are_pasted_in_order(
 
     from docutils import nodes
 
-    problems = []
-    pages = 0
+    pasted = []
     for page, tree in sorted(_doctrees(built_docs).items()):
         if not page.startswith(_PASTED_PAGES) or page in NOTEBOOK_PAGES:
             continue
         blocks, argv = _python_blocks(tree)
-        if not blocks:
-            continue
-        pages += 1
+        if blocks:
+            pasted.append((page, tree, blocks, argv))
+
+    def paste(page: str, blocks: list[str], argv: list[str]) -> subprocess.CompletedProcess:
         session = {
-            "argv": [a.replace("{tmp}", str(tmp_path)) for a in argv],
+            "argv": [a.replace("{tmp}", str(tmp_path / page.replace("/", "_"))) for a in argv],
             "blocks": [[page, b] for b in blocks],
         }
-        result = subprocess.run(
+        return subprocess.run(
             [sys.executable, "-c", _PASTE_SESSION], input=json.dumps(session),
             cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=_HANG,
         )
+
+    # two sessions at a time: each is one process, and CI machines have two cores
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda p: paste(p[0], p[2], p[3]), pasted))
+    problems = []
+    for (page, tree, _, _), result in zip(pasted, results, strict=True):
         if result.returncode != 0:
             problems.append(f"{page}:\n{result.stderr[-2000:]}")
             continue
@@ -577,4 +590,4 @@ def test_every_page_runs_when_its_blocks_are_pasted_in_order(
                 if line.strip() and not _matches(line, printed):
                     problems.append(f"{page}: output line {line!r} was not printed when pasted")
     assert not problems, "\n".join(problems)
-    assert pages >= 7
+    assert len(pasted) >= 7

@@ -22,6 +22,13 @@ from tests.mpi_support import assert_a_usage_error_ends_cleanly, mpich_segments,
 SHAPES = [(2, 192), (4, 250)]
 ALGORITHMS = ["ga-sgd", "ma-sgd", "admm"]
 FORMATS = ["fp32", "int32"]
+# Every pair of (shape, algorithm, format) values meets in some case: each algorithm in
+# both formats, each shape with every algorithm and both formats (6 runs, not all 12).
+CASES = [
+    (*shape, algorithm, FORMATS[(i + j) % 2])
+    for i, shape in enumerate(SHAPES)
+    for j, algorithm in enumerate(ALGORITHMS)
+]
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +47,8 @@ def _options(folder: Path, dpus: int, algorithm: str, fmt: str, out: Path) -> li
             "--schedule", "inverse", "--json", str(out), "--no-progress"]
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
-@pytest.mark.parametrize(("processes", "dpus"), SHAPES, ids=[f"{k}procs-{d}dpus"
-                                                              for k, d in SHAPES])
+@pytest.mark.parametrize(("processes", "dpus", "algorithm", "fmt"), CASES,
+                         ids=[f"{k}procs-{d}dpus-{a}-{f}" for k, d, a, f in CASES])
 def test_mpirun_train_equals_one_process(files: Path, tmp_path: Path, capsys,
                                          processes: int, dpus: int, algorithm: str,
                                          fmt: str) -> None:
