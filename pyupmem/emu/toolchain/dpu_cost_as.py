@@ -58,7 +58,9 @@ sequence is charged (see the docs' table of patterns): a loop of one run that wa
 array through a pointer register (``(%reg)``, ``8(%reg)``) costs one more instruction per
 round, the index that the DPU's loop keeps besides its addresses (the published
 throughputs of PrIM's microbenchmarks: 6 instructions per int32 element where gcc's loop
-has 5, 7 per int64 element where it has 6).
+has 5, 7 per int64 element where it has 6). A call to the emulator's ``mram_read`` or
+``mram_write`` counts as the DPU's one ``ldma``/``sdma``: the constants it moves into the
+size, file and line arguments are not DPU instructions.
 """
 
 from __future__ import annotations
