@@ -154,3 +154,17 @@ def test_a_32_bit_division_is_counted_at_run_time_and_a_64_bit_one_is_flat():
     assert any(line.startswith("\tleaq\t16(%r15,") for line in signed)  # 7 more
     assert cost_as.division_cost("divq", "%rcx") is None
     assert cost_as.instruction_cost("divq", "%rcx") == 245
+
+
+def test_a_dma_call_counts_as_the_dpus_one_ldma():
+    """mram_read is one ldma on a DPU, its size an immediate: the constants the emulator's
+    call moves into the size, file and line arguments are not DPU instructions."""
+    assembly = (
+        "\t.text\nf:\n\tmovl\t$buffer, %esi\n\tmovl\t$64, %edx\n\tmovl\t$.LC0, %ecx\n"
+        "\tmovl\t$12, %r8d\n\tcall\t__dpurt_mram_read\n\tret\n"
+    )
+    lines = [line.strip() for line in cost_as.instrument(assembly)[0].splitlines()]
+    assert lines[lines.index("f:") + 1] == "leaq\t2(%r15), %r15"  # the WRAM address, the ldma
+    other = assembly.replace("__dpurt_mram_read", "g")
+    lines = [line.strip() for line in cost_as.instrument(other)[0].splitlines()]
+    assert lines[lines.index("f:") + 1] == "leaq\t5(%r15), %r15"  # any other call pays all

@@ -182,6 +182,23 @@ def test_mutex_contention_serialises_the_critical_sections():
     assert 16 * 4 <= per_element <= 16 * 8
 
 
+def test_a_mutex_held_across_a_dma():
+    """Sixteen tasklets take turns reading 8 bytes of MRAM under one mutex. The critical
+    sections follow one another: each is the read's 81 cycles on the DMA engine and its
+    few instructions, at one in 16 cycles while the others spin. mram_read is one `ldma`
+    on a DPU (the SDK's mram.h), so its issue costs one of those instructions, not a call
+    with its size, file and line."""
+    rounds = 500
+    contended, instructions, _ = launch(14, 16, rounds=rounds)
+    per_section = int(contended.cycles[0]) / (16 * rounds)
+    # acquire, the addresses, ldma, release, the loop's step and branch: at most 8
+    assert 81 + 16 * 3 <= per_section <= 81 + 16 * 8
+    shares = contended.breakdown()
+    assert shares["wait"] > shares["compute"]  # most of the time is spinning on the lock
+    alone, (one,), _ = launch(14, 1, rounds=rounds)
+    assert int(one) <= 8 * rounds + 40  # before: 6 more per round (the call's arguments, 3)
+
+
 def test_without_counting_the_estimate_says_so(monkeypatch):
     monkeypatch.setenv("PYUPMEM_EMU_COST", "0")
     with pim.DpuSet(1, backend="emulator") as dpus:

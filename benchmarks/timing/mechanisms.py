@@ -32,6 +32,7 @@ ROWS, COLS = 64, 2048
 ELEMENTS = 1 << 18
 SHORT = 1300  # rounds of the short launches' loop: about 0.3 ms, as SCAN-SSA's at 64 DPUs
 VA_BYTES = 1 << 20  # bytes per DPU of the VA-style transfers
+TILE_ROWS, TILE_COLS = 64, 48  # the TRNS-style transposition: a matrix of 64-byte tiles
 
 
 def build(workload: str, *defines: str, tasklets: int = TASKLETS) -> pim.Program:
@@ -93,6 +94,7 @@ V2: dict[str, float] = {
     "gemv50": 26.265052795410156,
     "hst_s": 43.17741394042969,
     "red": 6.101531982421875,
+    "trns": 1084.9055989583333,  # transpose_cycles()'s workload, run on that commit
     "short16": 0.0009616799999999999,
     "short64": 0.00121368,
     "push64B_1": 0.0001001939393939394,
@@ -125,6 +127,15 @@ def gemv_cycles(program: pim.Program, limit: int, rng: np.random.Generator) -> f
     return cycles / (ROWS * COLS)
 
 
+def transpose_cycles() -> float:
+    """Cycles per tile of the TRNS-style in-place transposition (a mutex held across DMAs)."""
+    tiles = TILE_ROWS * TILE_COLS
+    data = np.arange(tiles * 8, dtype=np.uint64)
+    done = np.zeros((tiles + 63) // 64 * 8, dtype=np.uint64)
+    cycles, _ = run(build("TRANSPOSE"), tiles=data, done=done, rows=TILE_ROWS, cols=TILE_COLS)
+    return cycles / tiles
+
+
 def kernel_figures() -> dict[str, float]:
     """The kernel figures that the "now / v2" rows compare (cycles per element, seconds)."""
     rng = np.random.default_rng(2)
@@ -133,6 +144,7 @@ def kernel_figures() -> dict[str, float]:
     data = np.arange(ELEMENTS // 2, dtype=np.int64)
     red, _ = run(build("REDUCE"), input=data, elements=ELEMENTS // 2)
     figures = {
+        "trns": transpose_cycles(),
         "gemv50": gemv_cycles(build("GEMV"), 50, rng),
         "hst_s": hst / ELEMENTS,
         "red": red / (ELEMENTS // 2),
@@ -179,6 +191,8 @@ def change_rows() -> list[dict[str, object]]:
                   kernels["hst_s"], 0.67, "PrIM HST-S 0.66-0.68"),
         versus_v2("loop pattern", "RED style int64 sum, cycles per element", "red",
                   kernels["red"], 1.34, "PrIM RED 1.33-1.35"),
+        versus_v2("mutex over a DMA", "TRNS style, tiles claimed under one mutex across "
+                  "DMAs, cycles per tile", "trns", kernels["trns"], 0.72, "PrIM TRNS 0.65-0.77"),
         versus_v2("launch", "two short launches on 16 DPUs, kernel time", "short16",
                   kernels["short16"], 0.99, "PrIM SCAN-SSA"),
         versus_v2("launch", "two short launches on 64 DPUs, kernel time", "short64",

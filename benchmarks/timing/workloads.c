@@ -11,6 +11,11 @@
  *   REDUCE     the int64 sum of an MRAM array, 1 KiB blocks per tasklet in turn, then a
  *              tree over the tasklets (the DMA engine and the pipeline together);
  *              -DDMA_ONLY reads the same blocks and adds nothing
+ *   TRANSPOSE  an in-place transposition of a `rows` x `cols` matrix of 64-byte tiles in
+ *              MRAM by following the permutation's cycles (TRNS step 3's scheme): a flag
+ *              per tile in MRAM, one mutex; a tasklet claims a tile by reading and
+ *              setting its flag and reading the tile, all under the mutex, then writes
+ *              the tile it carries in its place (a mutex held across DMAs)
  *   EQUAL      the same compute loop in every tasklet, each reading the performance
  *              counter at its end (perfcounter at 16 tasklets)
  *   EMPTY      nothing (the launch's own cost)
@@ -116,6 +121,50 @@ static void run(void)
         for (uint32_t t = 1; t < NR_TASKLETS; t++)
             sum += partial[t];
         result = (uint64_t)sum;
+    }
+}
+#elif defined(WORKLOAD_TRANSPOSE)
+#define TILE_WORDS 8 /* 64 bytes */
+__mram_noinit uint64_t tiles[MAX_ELEMENTS / 8];
+__mram_noinit uint64_t done[MAX_ELEMENTS / 64]; /* a flag byte per tile */
+__dma_aligned uint64_t buffers[NR_TASKLETS][2][TILE_WORDS];
+__dma_aligned uint64_t flags[NR_TASKLETS];
+MUTEX_INIT(done_lock);
+
+/* Claims `tile`: sets its flag and reads it into `into` unless someone did already. Its
+ * old content is read before anyone can write the tile carried into it. */
+static int claim(uint32_t tile, uint32_t id, uint64_t *into)
+{
+    uint8_t *flag = (uint8_t *)&flags[id] + tile % 8;
+    int claimed = 0;
+    mutex_lock(done_lock);
+    mram_read(&done[tile / 8], &flags[id], 8);
+    if (*flag == 0) {
+        *flag = 1;
+        mram_write(&flags[id], &done[tile / 8], 8);
+        mram_read(&tiles[tile * TILE_WORDS], into, 8 * TILE_WORDS);
+        claimed = 1;
+    }
+    mutex_unlock(done_lock);
+    return claimed;
+}
+
+static void run(void)
+{
+    uint32_t id = me(), last = rows * cols - 1; /* tiles 0 and `last` stay */
+    for (uint32_t start = 1 + id; start < last; start += NR_TASKLETS) {
+        uint32_t carried = 0;
+        if (!claim(start, id, buffers[id][carried]))
+            continue;
+        for (uint32_t at = start;;) {
+            uint32_t to = at * rows % last; /* tile (r, c) goes to (c, r) */
+            int claimed = claim(to, id, buffers[id][1 - carried]);
+            mram_write(buffers[id][carried], &tiles[to * TILE_WORDS], 8 * TILE_WORDS);
+            if (!claimed)
+                break;
+            carried = 1 - carried;
+            at = to;
+        }
     }
 }
 #elif defined(WORKLOAD_EQUAL)

@@ -12,6 +12,8 @@
  *  11  the same, signed
  *  12  `rounds` passes of x[i] += s over 64 int32 values of WRAM (PrIM's ADD microbenchmark)
  *  13  the same over int64 values
+ *  14  a mutex held across a DMA: every tasklet reads 8 bytes of MRAM `rounds` times, each
+ *      read inside the critical section of one mutex
  * Each tasklet records the instructions issued while it ran (from the performance
  * counter, which counts for the whole DPU) and the cycle count it sees at its end. */
 #include <barrier.h>
@@ -123,6 +125,12 @@ int main(void)
         for (uint32_t i = 0; i < rounds; i++) {
             mutex_lock(counter_lock);
             shared_counter++;
+            mutex_unlock(counter_lock);
+        }
+    } else if (mode == 14) {
+        for (uint32_t i = 0; i < rounds; i++) {
+            mutex_lock(counter_lock);
+            mram_read(table, buffer[id], 8);
             mutex_unlock(counter_lock);
         }
     } else if (mode == 9) {

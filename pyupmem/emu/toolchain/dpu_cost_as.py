@@ -58,7 +58,9 @@ sequence is charged (see the docs' table of patterns): a loop of one run that wa
 array through a pointer register (``(%reg)``, ``8(%reg)``) costs one more instruction per
 round, the index that the DPU's loop keeps besides its addresses (the published
 throughputs of PrIM's microbenchmarks: 6 instructions per int32 element where gcc's loop
-has 5, 7 per int64 element where it has 6).
+has 5, 7 per int64 element where it has 6). A call to the emulator's ``mram_read`` or
+``mram_write`` counts as the DPU's one ``ldma``/``sdma``: the constants it moves into the
+size, file and line arguments are not DPU instructions.
 """
 
 from __future__ import annotations
@@ -283,6 +285,14 @@ INLINE_PRIMITIVES = {"mutex_lock", "mutex_unlock", "mutex_trylock"}
 ARGUMENT_SETUP = re.compile(
     r"(movl\s+\$[\w.]+,\s*%edi|movq\s+\$[\w.]+,\s*%rdi|leaq\s+[\w.]+\(%rip\),\s*%rdi)$"
 )
+
+# The emulator's DMA entry points, which mram.h's mram_read and mram_write call with the
+# size, the source file and the line. On a DPU each is one `ldma` or `sdma` (the SDK's
+# mram.h: __builtin_dpu_ldma/sdma) whose size is its immediate: the call counts as that
+# instruction, and constants moved into the size, file and line arguments are not there.
+DMA_CALLS = {"__dpurt_mram_read", "__dpurt_mram_write"}
+DMA_EXTRA_ARGUMENTS = ("rdx", "rcx", "r8")  # the size, the file, the line
+IMMEDIATE_MOVE = re.compile(r"^mov[lq]?\s+\$[\w.+-]+,\s*(%\w+)$")
 
 # __mulsi3 outside its mul_step loop: the call, the operand swap (jgtu and two moves),
 # clearing the accumulator, the result's move, the return (7), and the caller's move of an
@@ -529,6 +539,7 @@ def instrument(assembly: str) -> tuple[str, int]:
     run_label: str | None = None  # the label the current run starts at
     stepped: set[str] = set()  # registers the current run steps by a constant
     pointers: set[str] = set()  # registers the current run addresses memory through alone
+    constant_arguments: dict[str, int] = {}  # argument register -> cost of the constant move
 
     def close_run() -> None:
         nonlocal insert_at, cost, runs, run_label
@@ -541,6 +552,7 @@ def instrument(assembly: str) -> tuple[str, int]:
         run_label = None
         stepped.clear()
         pointers.clear()
+        constant_arguments.clear()
 
     for line, _, executable, changes_section in _sections(assembly):
         stripped = line.split("#", 1)[0].strip()
@@ -618,6 +630,15 @@ def instrument(assembly: str) -> tuple[str, int]:
         )
         if leaves and _callee(operand_text) in INLINE_PRIMITIVES and names_argument:
             cost -= 1  # the DPU's acquire/release names the atomic bit itself
+        if leaves and _callee(operand_text) in DMA_CALLS:
+            # ldma/sdma: its size is an immediate, file and line are the emulator's own
+            cost -= sum(constant_arguments.get(f, 0) for f in DMA_EXTRA_ARGUMENTS)
+        moved = IMMEDIATE_MOVE.match(f"{mnemonic} {operand_text}")
+        for family in DMA_EXTRA_ARGUMENTS:
+            if moved and register_family(moved.group(1)) == family:
+                constant_arguments[family] = instruction_cost(mnemonic, operand_text)
+            elif leaves or _writes(operand_text, family):
+                constant_arguments.pop(family, None)
         if ARGUMENT_SETUP.match(f"{mnemonic} {operand_text}"):
             names_argument = True
         elif leaves or _writes(operand_text, "rdi"):

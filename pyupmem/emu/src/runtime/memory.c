@@ -19,7 +19,10 @@
 #define DMA_READ_LATENCY 77u
 #define DMA_WRITE_LATENCY 61u
 #define MRAM_OFFSET_MASK ((uintptr_t)EMU_MRAM_SIZE - 1)
-/* DPU instructions that set up and issue a DMA (address arithmetic, ldma/sdma). */
+/* DPU instructions that set up and issue a DMA (address arithmetic, ldma/sdma), for the
+ * accesses the runtime makes DMAs of (an __mram_ptr access). mram_read and mram_write
+ * are one ldma/sdma on a DPU (the SDK's mram.h), which the program's call to them counts
+ * already (toolchain/dpu_cost_as.py): they charge nothing more. */
 #define DMA_ISSUE_COST 3
 
 static int in_mram(uintptr_t address, size_t length)
@@ -96,7 +99,6 @@ static void dma(const char *what, bool to_mram, uintptr_t mram, uintptr_t wram, 
                       what, (unsigned long)mram, (unsigned long)(mram + bytes));
     if (in_mram(wram, 1))
         __dpurt_fault(file, line, "%s: the WRAM buffer %p is an MRAM address", what, (void *)wram);
-    __dpurt_charge(DMA_ISSUE_COST);
     __dpurt_turn();
     if (to_mram)
         memmove(mram_at(mram), (const void *)wram, bytes);
