@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from pyupmem.build.program import Symbol
 from pyupmem.dpus.group_parts import _GroupPart
+from pyupmem.dpus.transfer_rules import address_of, check_access, symbol_name
 from pyupmem.dpus.typecheck import as_input_array as _as_input_array
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import make_error
-
-if TYPE_CHECKING:
-
-    pass
-
-
-from pyupmem.dpus.transfer_rules import address_of, check_access, symbol_name
 
 
 class _BlockTransfers(_GroupPart):

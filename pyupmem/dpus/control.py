@@ -17,16 +17,11 @@ from __future__ import annotations
 
 import ctypes
 import time
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from pyupmem.dpus.group_parts import _GroupPart
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import ArgumentValueError, DpuFaultError, UnsupportedError, make_error
-
-if TYPE_CHECKING:
-
-    pass
-
 
 FAULT_PREFIX = "DPU fault: "
 """The emulator starts the log line that explains a fault with this text."""

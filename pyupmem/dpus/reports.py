@@ -10,7 +10,7 @@ on another backend they raise :class:`~pyupmem.errors.BackendError`.
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -22,9 +22,6 @@ from pyupmem.errors import (
 )
 from pyupmem.estimate.model import ACTIVITIES, KernelEstimate
 from pyupmem.estimate.timeline import Timeline, TimelineEvent
-
-if TYPE_CHECKING:
-    pass
 
 
 class _Reports(_GroupPart):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,12 +17,6 @@ from pyupmem.build.program import Symbol
 from pyupmem.dpus.queued_data import queued_for_transfer
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import make_error
-
-if TYPE_CHECKING:
-
-    pass
-
-
 
 _addressof = ctypes.addressof
 _c_char_from_buffer = ctypes.c_char.from_buffer

@@ -16,7 +16,7 @@ Use them through a set; the reference documents them on ``DpuGroup``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,13 +34,6 @@ from pyupmem.dpus.transfer_rules import (
 from pyupmem.dpus.typecheck import checked_input, checked_output, read_layout
 from pyupmem.driver import libdpu as C
 from pyupmem.errors import make_error
-
-if TYPE_CHECKING:
-
-    pass
-
-
-
 
 
 class _Transfers(_GroupPart):
