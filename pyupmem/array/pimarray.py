@@ -299,7 +299,7 @@ def _install_operators() -> None:
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
         "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and,
         "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
-        "rshift": np.right_shift,
+        "rshift": np.right_shift, "pow": np.power,
     }
     compare = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
                "eq": np.equal, "ne": np.not_equal}
