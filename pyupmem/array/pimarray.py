@@ -224,12 +224,15 @@ class PimArray:
         if self.share_bytes == 0 or self.size == 0:
             return result
         relative = self._relative()
-        with phase("DPU-CPU"):
-            shares = self.dpus.gather(HEAP, np.uint8, self.share_bytes, offset=relative)
         flat = result.view(np.uint8).reshape(-1)
         if self.share_bytes * len(self.dpus) == flat.size:
-            flat[...] = shares.reshape(-1)
+            # the shares tile the result: gather straight into it, no copy after
+            with phase("DPU-CPU"):
+                self.dpus.gather(HEAP, offset=relative, raw=True,
+                                 out=flat.reshape(len(self.dpus), self.share_bytes))
         else:
+            with phase("DPU-CPU"):
+                shares = self.dpus.gather(HEAP, np.uint8, self.share_bytes, offset=relative)
             starts = self._firsts * self.row_bytes
             for index, (start, count) in enumerate(zip(starts, self._counts, strict=True)):
                 length = int(count) * self.row_bytes
