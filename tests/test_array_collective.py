@@ -105,3 +105,17 @@ def test_selection_stays_on_the_dpus_and_feeds_further_operations():
         assert (picked * 2).sum() == (x[keep] * 2).sum()
         np.testing.assert_array_equal(picked[picked > 500].get(), x[keep][x[keep] > 500])
         np.testing.assert_array_equal(pa.cumsum(picked).get(), np.cumsum(x[keep]))
+
+
+@pytest.mark.parametrize("nr_tasklets", [1, 3, 16])
+def test_selection_over_shares_that_fill_a_tasklet_s_buffer_many_times(nr_tasklets):
+    # a tasklet writes what it gathered in several pieces, its first word shared with the
+    # tasklet before it at every item size
+    n = 30011
+    keep = np.random.default_rng(2).random(n) < 0.9
+    with pim.DpuSet(2) as dpus, pa.settings(nr_tasklets=nr_tasklets):
+        mask = pa.asarray(keep, dpus)
+        for dtype in ("bool", "int8", "int16", "int32", "float32", "int64", "float64"):
+            x = data(np.dtype(dtype), n, seed=3)
+            result = pa.asarray(x, dpus)[mask].get()
+            np.testing.assert_array_equal(result, x[keep])

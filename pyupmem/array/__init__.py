@@ -23,7 +23,8 @@ Modules: :mod:`~pyupmem.array.allocator` (the MRAM allocator of a set),
 :mod:`~pyupmem.array.pimarray` (the array, :func:`~pyupmem.array.pimarray.asarray`,
 :func:`~pyupmem.array.pimarray.asnumpy`),
 :mod:`~pyupmem.array.codegen` (C templates), :mod:`~pyupmem.array.launching` (build, load,
-launch, phases), :mod:`~pyupmem.array.elementwise`, :mod:`~pyupmem.array.reductions`,
+launch, phases), :mod:`~pyupmem.array.elementwise` (with :mod:`~pyupmem.array.floatmath`,
+the C of float ``//``, ``%`` and ``**``), :mod:`~pyupmem.array.reductions`,
 :mod:`~pyupmem.array.collective` (scan, selection, histogram, matrix-vector product) and
 :mod:`~pyupmem.array.kernels` (CuPy's ``ElementwiseKernel``, ``ReductionKernel``,
 ``RawKernel``).

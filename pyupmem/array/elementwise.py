@@ -18,8 +18,11 @@ in the loop's types, with NumPy's rules for each:
   type, the constant NumPy gives;
 - bool: ``+`` is or, ``*`` is and, ``~`` is not.
 
-Float ``//`` and ``%`` (NumPy's ``divmod`` with its rounding fix-ups) and ``**`` are not
-generated: they raise :class:`~pyupmem.errors.UnsupportedError`.
+- ``**``: integers by squaring, wrapping; a negative exponent raises NumPy's ValueError
+  (checked on the host: a scalar, or the exponent array's minimum);
+- float ``//`` and ``%``: NumPy's ``divmod`` step by step, bit for bit, and float ``**``
+  within two units in the last place of NumPy's (:mod:`~pyupmem.array.floatmath`: a DPU
+  has no ``libm``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pyupmem.array.codegen import Operand, c_type, elementwise_source
+from pyupmem.array.floatmath import NEGATIVE_POWER_MESSAGE, float_helper, integer_power_helper
 from pyupmem.array.launching import launch, program
 from pyupmem.array.pimarray import PimArray, empty
 from pyupmem.errors import ArgumentTypeError, ArgumentValueError, UnsupportedError
@@ -108,7 +112,7 @@ def expression(ufunc: np.ufunc, loop: tuple[np.dtype, ...], names: list[str]) ->
     types ``loop[:-1]``, giving ``loop[-1]``; and the helpers it needs (C code).
 
     Raises:
-        UnsupportedError: an operation not generated (float ``//``, ``%``, ``**`` ...).
+        UnsupportedError: an operation not generated.
     """
     name = ufunc.__name__
     dtype = loop[0]
@@ -152,6 +156,9 @@ def expression(ufunc: np.ufunc, loop: tuple[np.dtype, ...], names: list[str]) ->
                 return f"({t})({b} == 0 ? 0 : {a} {op} {b})", ""
             helper, code = _helpers(name, dtype)
             return f"{helper}({a}, {b})", code
+        if name == "power":
+            helper, code = integer_power_helper(dtype)
+            return f"{helper}({a}, {b})", code
         count = f"(uint64_t)(int64_t)({b})"  # a negative count becomes huge: NumPy's rule
         if name == "left_shift":
             return f"({count} < {bits}u ? ({t})(({w}){a} << {b}) : ({t})0)", ""
@@ -172,6 +179,9 @@ def expression(ufunc: np.ufunc, loop: tuple[np.dtype, ...], names: list[str]) ->
         arith = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "true_divide": "/"}
         if name in arith:
             return f"({t})({a} {arith[name]} {b})", ""
+        if name in ("floor_divide", "remainder", "power"):
+            helper, code = float_helper(name, dtype)
+            return f"{helper}({a}, {b})", code
         if name == "negative":
             return f"({t})(-{a})", ""
         if name == "positive":
@@ -284,6 +294,8 @@ def apply(ufunc: np.ufunc, *operands: Any) -> PimArray:
                                    for y in operands))[0]
                 return run([], [("out", np.bool_)], f"out = {int(constant)};",
                            out=[empty(layout.shape, np.bool_, layout.dpus, layout.counts)])[0]
+    if ufunc is np.power and loop[1].kind in "iu":
+        _check_exponent(operands[1])
     names, inputs = [], []
     for index, (x, dtype) in enumerate(zip(operands, loop, strict=False)):
         cname = f"x{index}"
@@ -296,6 +308,17 @@ def apply(ufunc: np.ufunc, *operands: Any) -> PimArray:
     expr, helpers = expression(ufunc, tuple(loop), names)
     return run(inputs, [("out", result_dtype)], f"out = ({c_type(result_dtype)})({expr});",
                preamble=helpers, name=f"pim_{ufunc.__name__}")[0]
+
+
+def _check_exponent(exponent: Any) -> None:
+    """NumPy's ValueError for an integer power with a negative exponent (NumPy checks
+    each element; here a scalar, or an array's minimum in one reduction)."""
+    if isinstance(exponent, PimArray):
+        negative = exponent.dtype.kind == "i" and exponent.size > 0 and exponent.min() < 0
+    else:
+        negative = exponent < 0
+    if negative:
+        raise ValueError(NEGATIVE_POWER_MESSAGE)
 
 
 def astype(array: PimArray, dtype: Any) -> PimArray:
