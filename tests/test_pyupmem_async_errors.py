@@ -215,6 +215,7 @@ def _interrupt_main_once_in(function: str) -> threading.Thread:
     return watcher
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_during_sync_stops_the_dpus_and_reports_nothing_more(program) -> None:
     with pytest.raises(KeyboardInterrupt) as info:
         with pim.DpuSet(2) as dpus:

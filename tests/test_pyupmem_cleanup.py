@@ -136,6 +136,7 @@ def test_interpreter_exit_with_running_dpus_leaves_nothing(tmp_path: Path) -> No
     assert not leftovers, f"workers left after the interpreter exited: {leftovers}"
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_during_a_launch_interrupts_and_leaves_nothing(program: pim.Program) -> None:
     import signal
     import threading

@@ -53,6 +53,7 @@ def test_sync_timeout_on_a_spinning_kernel_then_stop_and_relaunch(program) -> No
         assert dpus.gather("result").tolist() == [1, 2, 3, 4]
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_during_sync_stops_the_dpus(program) -> None:
     with pim.DpuSet(2) as dpus:
         dpus.load(program)
