@@ -85,6 +85,7 @@ static volatile sig_atomic_t preempted;    /* the running tasklet was preempted 
 static uintptr_t program_text_start, program_text_end;
 static uint64_t *runtime_stack_word; /* the program's __dpurt_runtime_stack */
 static uint64_t shuffle_state;
+static uint64_t earliest; /* the earliest runnable clock at the last pick */
 
 /* The running tasklet's instruction count as its program last published it: programs
  * built with cost counting keep each tasklet's count in r15 and store it in the program's
@@ -404,7 +405,10 @@ static int pick_next(unsigned last)
         return __builtin_ctz(left);
     }
     /* The earliest clock; the first found wins ties, so the scan order after `last` is the
-     * round robin: the runnable ones above `last`, then those up to it. */
+     * round robin: the runnable ones above `last`, then those up to it. No runnable clock
+     * is ever earlier than the last pick's (clocks only advance, and a woken tasklet
+     * resumes no earlier than its waker), so the first one found there wins at once:
+     * tasklets released together take their turns without a scan. */
     uint64_t best_clock = UINT64_MAX;
     int best = -1;
     uint32_t up_to_last = (uint32_t)((2ull << last) - 1);
@@ -415,8 +419,14 @@ static int pick_next(unsigned last)
             if (clocks[each] < best_clock) {
                 best_clock = clocks[each];
                 best = (int)each;
+                if (best_clock == earliest)
+                    goto found;
             }
         }
+    if (best < 0)
+        return -1;
+found:
+    earliest = best_clock;
     return best;
 }
 
@@ -447,6 +457,7 @@ void __dpurt_run_launch(void)
 {
     unsigned n = __dpurt.nr_tasklets;
     runnable = 0;
+    earliest = 0;
     __dpurt_pace_reset(n);
     for (unsigned id = 0; id < n; id++)
         reset_context(id);
