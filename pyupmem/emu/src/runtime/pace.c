@@ -36,6 +36,9 @@ static unsigned finger_untils;
  * work start to sleep at the same cycle, one after another), or at the last node at or
  * before the end of the last issue (where the issuing tasklet's DMA or sleep starts). */
 static unsigned last_linked = EDGE, issue_hint = EDGE;
+/* No tasklet issues before this cycle any more (every one met there): a stretch that
+ * ends by then changes no pace, and stays out of the list. */
+static uint64_t all_met_at;
 
 _Static_assert(NODES < 64 && NODES < 255, "a bit per node, a byte per link");
 
@@ -77,19 +80,26 @@ static inline __attribute__((always_inline)) void unlink_node(unsigned x)
     nr_untils -= is_until(x);
 }
 
+/* Whether node x goes right after q (EDGE: first). */
+static inline bool fits_after(unsigned q, unsigned x)
+{
+    return (q == EDGE || before(q, x)) && (next[q] == EDGE || before(x, next[q]));
+}
+
 static inline __attribute__((always_inline)) void link_node(unsigned x)
 {
     /* New ends fall at the tail (a DMA's end, a wake-up), right after the last one linked,
-     * or near the end of the last issue: search from there. p: the node x goes after. */
+     * or at the end of the last issue; else a few nodes from the tail (tasklets reach a
+     * barrier about in the order they left the last one). p: the node x goes after. */
     unsigned p = prev[EDGE];
     if (p != EDGE && !before(p, x)) {
-        p = last_linked;
-        if (p == EDGE || !before(p, x) || (next[p] != EDGE && before(next[p], x))) {
+        if (fits_after(last_linked, x)) {
+            p = last_linked;
+        } else if (fits_after(issue_hint, x)) {
             p = issue_hint;
+        } else {
             while (p != EDGE && !before(p, x))
                 p = prev[p];
-            while (next[p] != EDGE && before(next[p], x))
-                p = next[p];
         }
     }
     next[x] = next[p];
@@ -105,17 +115,29 @@ static inline __attribute__((always_inline)) void link_node(unsigned x)
     }
 }
 
-void __dpurt_pace_reset(unsigned tasklets)
+static void empty_list(void)
 {
-    nr_tasklets = tasklets;
-    for (unsigned node = 0; node <= NODES; node++)
-        at[node] = 0;
     next[EDGE] = prev[EDGE] = EDGE;
     linked = 0;
     nr_untils = 0;
     finger = last_linked = issue_hint = EDGE;
     finger_idle = 0;
     finger_untils = 0;
+}
+
+void __dpurt_pace_reset(unsigned tasklets)
+{
+    nr_tasklets = tasklets;
+    for (unsigned node = 0; node <= NODES; node++)
+        at[node] = 0;
+    all_met_at = 0;
+    empty_list();
+}
+
+void __dpurt_pace_all_met(uint64_t at_cycle)
+{
+    all_met_at = at_cycle;
+    empty_list();
 }
 
 /* One end: node x at time t, in the list or not. */
@@ -138,7 +160,7 @@ void __dpurt_pace_set_idle(unsigned id, uint64_t from, uint64_t until)
         at[2 * id + 1] = until;
         return;
     }
-    bool stretch = from < until;
+    bool stretch = from < until && until > all_met_at;
     place(2 * id, from, stretch);
     place(2 * id + 1, until, stretch && until != UINT64_MAX);
 }

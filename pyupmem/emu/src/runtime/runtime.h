@@ -111,6 +111,9 @@ void __dpurt_pace_reset(unsigned tasklets);
  * throughout; `until` UINT64_MAX: from `from` on). The only way to set a stretch. */
 void __dpurt_pace_set_idle(unsigned id, uint64_t from, uint64_t until);
 uint64_t __dpurt_pace_idle_from(unsigned id);
+/* Every tasklet met at `at_cycle` (a barrier of all of them released): every stretch
+ * ends by then, and no tasklet issues before it any more. */
+void __dpurt_pace_all_met(uint64_t at_cycle);
 /* Whether `at` lies in tasklet `id`'s idle stretch. */
 bool __dpurt_pace_idle_at(unsigned id, uint64_t at);
 /* When tasklet `self`, issuing from `start`, has issued `n` instructions, at the pace the

@@ -635,6 +635,8 @@ void __dpurt_release_together(const void *object)
     }
     __dpurt_wait_until(latest, false);
     __dpurt_wake(object);
+    if (waiting + 1 == __dpurt.nr_tasklets)
+        __dpurt_pace_all_met(latest); /* the stretches so far are all past */
 }
 
 
