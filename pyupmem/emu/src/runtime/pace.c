@@ -33,9 +33,11 @@ static unsigned finger = EDGE;
 static int finger_idle;
 static unsigned finger_untils;
 /* Where new ends are likely to go: after the last node linked (tasklets that did the same
- * work start to sleep at the same cycle, one after another), or at the last node at or
- * before the end of the last issue (where the issuing tasklet's DMA or sleep starts). */
-static unsigned last_linked = EDGE, issue_hint = EDGE;
+ * work start to sleep at the same cycle, one after another), or, for each tasklet, at the
+ * node before the end of its last issue (where its DMA or sleep starts; others may have
+ * run in between, so it is checked before use). */
+static unsigned last_linked = EDGE;
+static uint8_t issue_hint[EMU_MAX_TASKLETS];
 /* No tasklet issues before this cycle any more (every one met there): a stretch that
  * ends by then changes no pace, and stays out of the list. */
 static uint64_t all_met_at;
@@ -64,8 +66,6 @@ static inline __attribute__((always_inline)) void unlink_node(unsigned x)
         return;
     if (x == last_linked)
         last_linked = prev[x];
-    if (x == issue_hint)
-        issue_hint = prev[x];
     if (x == finger) {
         finger = prev[x];
         finger_idle -= weight(x);
@@ -83,21 +83,29 @@ static inline __attribute__((always_inline)) void unlink_node(unsigned x)
 /* Whether node x goes right after q (EDGE: first). */
 static inline bool fits_after(unsigned q, unsigned x)
 {
-    return (q == EDGE || before(q, x)) && (next[q] == EDGE || before(x, next[q]));
+    return (q == EDGE || ((linked >> q & 1) && before(q, x))) &&
+           (next[q] == EDGE || before(x, next[q]));
 }
 
 static inline __attribute__((always_inline)) void link_node(unsigned x)
 {
     /* New ends fall at the tail (a DMA's end, a wake-up), right after the last one linked,
-     * or at the end of the last issue; else a few nodes from the tail (tasklets reach a
-     * barrier about in the order they left the last one). p: the node x goes after. */
+     * or at the end of the last issue; else near the finger (a DMA's start, at the clock
+     * the scheduler is at) or a few nodes from the tail (tasklets reach a barrier about in
+     * the order they left the last one): from whichever is nearer in time. p: the node x
+     * goes after. */
     unsigned p = prev[EDGE];
     if (p != EDGE && !before(p, x)) {
         if (fits_after(last_linked, x)) {
             p = last_linked;
-        } else if (fits_after(issue_hint, x)) {
-            p = issue_hint;
+        } else if (fits_after(issue_hint[x >> 1], x)) {
+            p = issue_hint[x >> 1];
         } else {
+            if (finger != EDGE && at[x] - at[finger] < at[p] - at[x]) {
+                p = finger;
+                while (next[p] != EDGE && before(next[p], x))
+                    p = next[p];
+            }
             while (p != EDGE && !before(p, x))
                 p = prev[p];
         }
@@ -120,7 +128,9 @@ static void empty_list(void)
     next[EDGE] = prev[EDGE] = EDGE;
     linked = 0;
     nr_untils = 0;
-    finger = last_linked = issue_hint = EDGE;
+    finger = last_linked = EDGE;
+    for (unsigned id = 0; id < EMU_MAX_TASKLETS; id++)
+        issue_hint[id] = EDGE;
     finger_idle = 0;
     finger_untils = 0;
 }
@@ -220,7 +230,7 @@ uint64_t __dpurt_pace_issue_end(unsigned self, uint64_t start, uint64_t n)
     unsigned competing = nr_tasklets - (unsigned)idle;
     unsigned starting = nr_untils - untils - ((linked >> self_until & 1) && at[self_until] > start);
     /* Never more than 11 competing: one every 11 cycles throughout. */
-    issue_hint = b;
+    issue_hint[self] = (uint8_t)b;
     if (competing + starting <= PIPELINE_INTERVAL)
         return start + n * PIPELINE_INTERVAL;
     uint64_t pace = shared_pace(competing);
@@ -228,7 +238,7 @@ uint64_t __dpurt_pace_issue_end(unsigned self, uint64_t start, uint64_t n)
     while (e != EDGE && e >> 1 == self)
         e = next[e];
     if (e == EDGE || n * pace <= at[e] - start) {
-        issue_hint = prev[e];
+        issue_hint[self] = prev[e];
         return start + n * pace;
     }
     /* The pace changes before the end: at each, the instructions that fit at the pace so
@@ -241,7 +251,7 @@ uint64_t __dpurt_pace_issue_end(unsigned self, uint64_t start, uint64_t n)
         if (at[e] > now) {
             uint64_t gap = at[e] - now;
             if (n * pace <= gap) {
-                issue_hint = prev[e];
+                issue_hint[self] = prev[e];
                 return now + n * pace;
             }
             uint64_t fits = divide_by_pace(gap, pace);
@@ -250,6 +260,6 @@ uint64_t __dpurt_pace_issue_end(unsigned self, uint64_t start, uint64_t n)
         }
         competing = is_until(e) ? competing + 1 : competing - 1;
     }
-    issue_hint = prev[EDGE];
+    issue_hint[self] = prev[EDGE];
     return now + n * shared_pace(competing);
 }
