@@ -9,8 +9,11 @@
  * last end at or before the clocks the scheduler is at (they move forward, mostly), with
  * the number of tasklets idle there, so the pace at the issuing tasklet's clock comes
  * from a few steps of the finger, and the changes after it are the list's next nodes, in
- * the order the pace walk needs. An update unlinks and links a tasklet's two ends,
- * searching from the list's tail or the finger, near which new ends fall. */
+ * the order the pace walk needs. An answer costs the pace changes it walks through, not
+ * a pass over the tasklets. An update unlinks and links a tasklet's two ends, searching
+ * from where new ends fall; when every tasklet meets at a barrier, every stretch is past
+ * and the list empties. The answers are those of the pass over every tasklet that this
+ * replaces, to the cycle (benchmarks/emulator/schedule_digest.py). */
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -75,9 +75,8 @@ static struct {
 static uint8_t states[EMU_MAX_TASKLETS];
 static uint32_t runnable; /* bit id: states[id] == RUNNABLE */
 static uint64_t clocks[EMU_MAX_TASKLETS];
-/* Each tasklet's idle stretch, the modelled time in which it does not compete for the
- * pipeline (__dpurt_pace_set_idle): its last DMA, its sleep (until UINT64_MAX while it
- * still sleeps), or everything after its end. Outside it, it competes. */
+/* (Each tasklet's idle stretch, the modelled time in which it does not compete for the
+ * pipeline, is pace.c's: its last DMA, its sleep, or everything after its end.) */
 static bool tracing;
 static void *scheduler_sp;
 static volatile sig_atomic_t in_tasklet;   /* a tasklet runs (not the scheduler) */
