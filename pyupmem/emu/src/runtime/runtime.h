@@ -97,6 +97,29 @@ bool __dpurt_in_stack_guard(const void *address, unsigned *tasklet, uint32_t *st
  * from the stack pointer `sp` of the code that runs; 0 when it cannot tell. */
 uintptr_t __dpurt_program_return_address(uintptr_t sp);
 
+/* pace.c: the pipeline's shared pace. A tasklet issues at most one instruction every 11
+ * cycles (the pipeline's depth), the DPU one per cycle: while k tasklets compete, each
+ * issues one every max(11, k) cycles. */
+#define PIPELINE_INTERVAL 11u
+static inline uint64_t shared_pace(unsigned competing)
+{
+    return competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
+}
+/* A launch starts: `tasklets` tasklets, none idle. */
+void __dpurt_pace_reset(unsigned tasklets);
+/* Tasklet `id` does not compete for the pipeline in [from, until) (empty: it competes
+ * throughout; `until` UINT64_MAX: from `from` on). The only way to set a stretch. */
+void __dpurt_pace_set_idle(unsigned id, uint64_t from, uint64_t until);
+uint64_t __dpurt_pace_idle_from(unsigned id);
+/* Every tasklet met at `at_cycle` (a barrier of all of them released): every stretch
+ * ends by then, and no tasklet issues before it any more. */
+void __dpurt_pace_all_met(uint64_t at_cycle);
+/* Whether `at` lies in tasklet `id`'s idle stretch. */
+bool __dpurt_pace_idle_at(unsigned id, uint64_t at);
+/* When tasklet `self`, issuing from `start`, has issued `n` instructions, at the pace the
+ * others' idle stretches give (beyond what is known of them, they compete). */
+uint64_t __dpurt_pace_issue_end(unsigned self, uint64_t start, uint64_t n);
+
 /* sync.c */
 void __dpurt_sync_reset(void);
 

@@ -15,8 +15,8 @@
  * its DMA or sleeps (barrier, semaphore, handshake); one that spins on a mutex competes,
  * since every retry of `acquire` is an issued instruction. Each tasklet's instructions are
  * charged at that shared pace over the stretch of modelled time they take, from what the
- * others are known to do then (idle_from/idle_until below), so every tasklet's clock, and
- * perfcounter_get() in it, is the DPU's time.
+ * others are known to do then (their idle stretches, pace.c), so every tasklet's clock,
+ * and perfcounter_get() in it, is the DPU's time.
  *
  * A tasklet that runs long without a switch point (a spin-wait on a WRAM flag) is
  * preempted by a CPU-time timer, so the tasklet it waits for gets to run. */
@@ -45,8 +45,6 @@
 #define STACK_PAINT 0x5a5a5a5a5a5a5a5aull
 /* CPU time a tasklet may run without a switch point before it is preempted. */
 #define PREEMPT_SLICE_US 1000
-/* A tasklet issues at most one instruction every 11 cycles (the pipeline's depth). */
-#define PIPELINE_INTERVAL 11u
 
 /* WAITING sleeps (barrier, semaphore, handshake: the DPU's stop/resume); SPINNING retries
  * a mutex's acquire, issuing instructions as it does. */
@@ -77,10 +75,8 @@ static struct {
 static uint8_t states[EMU_MAX_TASKLETS];
 static uint32_t runnable; /* bit id: states[id] == RUNNABLE */
 static uint64_t clocks[EMU_MAX_TASKLETS];
-/* The stretch of modelled time [idle_from, idle_until) in which a tasklet does not compete
- * for the pipeline: its last DMA, its sleep (until UINT64_MAX while it still sleeps), or
- * everything after its end. Outside it, it competes. */
-static uint64_t idle_from[EMU_MAX_TASKLETS], idle_until[EMU_MAX_TASKLETS];
+/* (Each tasklet's idle stretch, the modelled time in which it does not compete for the
+ * pipeline, is pace.c's: its last DMA, its sleep, or everything after its end.) */
 static bool tracing;
 static void *scheduler_sp;
 static volatile sig_atomic_t in_tasklet;   /* a tasklet runs (not the scheduler) */
@@ -88,6 +84,7 @@ static volatile sig_atomic_t preempted;    /* the running tasklet was preempted 
 static uintptr_t program_text_start, program_text_end;
 static uint64_t *runtime_stack_word; /* the program's __dpurt_runtime_stack */
 static uint64_t shuffle_state;
+static uint64_t earliest; /* the earliest runnable clock at the last pick */
 
 /* The running tasklet's instruction count as its program last published it: programs
  * built with cost counting keep each tasklet's count in r15 and store it in the program's
@@ -166,103 +163,11 @@ static void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64
     slot->trace_len = n + 1;
 }
 
-struct pace_change {
-    uint64_t at;
-    int delta; /* tasklets that start (+1) or stop (-1) competing then */
-};
-
-static uint64_t shared_pace(unsigned competing)
-{
-    return competing > PIPELINE_INTERVAL ? competing : PIPELINE_INTERVAL;
-}
-
-/* gap / pace without a division instruction (this runs at every switch point, and a
- * division takes tens of cycles): a multiply by ceil(2^64 / pace), exact for gaps below
- * 2^32, since the error is below gap / 2^64 and gap / pace is at least 1 / pace from the
- * next integer. */
-#define RECIPROCAL(d) (UINT64_MAX / (d) + 1)
-static const uint64_t reciprocals[EMU_MAX_TASKLETS + 1] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, RECIPROCAL(11), RECIPROCAL(12), RECIPROCAL(13),
-    RECIPROCAL(14), RECIPROCAL(15), RECIPROCAL(16), RECIPROCAL(17), RECIPROCAL(18),
-    RECIPROCAL(19), RECIPROCAL(20), RECIPROCAL(21), RECIPROCAL(22), RECIPROCAL(23),
-    RECIPROCAL(24)};
-_Static_assert(EMU_MAX_TASKLETS == 24, "one reciprocal per pace, 11 to the most tasklets");
-
-static inline uint64_t divide_by_pace(uint64_t gap, uint64_t pace)
-{
-    if (gap >> 32)
-        return gap / pace;
-    return (uint64_t)(((unsigned __int128)gap * reciprocals[pace]) >> 64);
-}
-
-/* When tasklet `self`, issuing from `start`, has issued `n` instructions: one every
- * max(11, k) cycles while k tasklets compete for the pipeline, k following the others'
- * known idle stretches. Beyond what is known of them, the others compete. It runs at
- * every switch point, so one pass over the tasklets gathers what the common cases need:
- * nothing changes before the last instruction, or at most 11 ever compete. */
-static uint64_t issue_end(unsigned self, uint64_t start, uint64_t n)
-{
-    const unsigned nr = __dpurt.nr_tasklets;
-    if (nr <= PIPELINE_INTERVAL)
-        return start + n * PIPELINE_INTERVAL;
-    /* Only changes before the latest possible end matter (every tasklet competing). */
-    const uint64_t latest_end = start + n * shared_pace(nr);
-    struct pace_change changes[2 * EMU_MAX_TASKLETS];
-    unsigned competing = 1, nr_changes = 0, starting = 0;
-    uint64_t first_change = UINT64_MAX;
-    for (unsigned id = 0; id < nr; id++) {
-        uint64_t from = idle_from[id], until = idle_until[id];
-        if (id == self)
-            continue;
-        if (until <= start || from >= until) {
-            competing++;
-            continue;
-        }
-        if (from > start) { /* it competes, then idles from `from` */
-            competing++;
-            first_change = from < first_change ? from : first_change;
-            if (from < latest_end)
-                changes[nr_changes++] = (struct pace_change){from, -1};
-        }
-        if (until != UINT64_MAX) { /* it competes again from `until` */
-            starting++;
-            first_change = until < first_change ? until : first_change;
-            if (until < latest_end)
-                changes[nr_changes++] = (struct pace_change){until, +1};
-        }
-    }
-    if (competing + starting <= PIPELINE_INTERVAL)
-        return start + n * PIPELINE_INTERVAL;
-    uint64_t pace = shared_pace(competing);
-    if (nr_changes == 0 || n * pace <= first_change - start)
-        return start + n * pace;
-    for (unsigned i = 1; i < nr_changes; i++) /* insertion sort: a handful of entries */
-        for (unsigned j = i; j > 0 && changes[j].at < changes[j - 1].at; j--) {
-            struct pace_change swap = changes[j];
-            changes[j] = changes[j - 1];
-            changes[j - 1] = swap;
-        }
-    uint64_t now = start;
-    for (unsigned i = 0; i < nr_changes; i++) {
-        pace = shared_pace(competing);
-        if (changes[i].at > now) {
-            uint64_t gap = changes[i].at - now;
-            if (n * pace <= gap)
-                return now + n * pace;
-            uint64_t fits = divide_by_pace(gap, pace);
-            n -= fits;
-            now += fits * pace;
-        }
-        competing = (unsigned)((int)competing + changes[i].delta);
-    }
-    return now + n * shared_pace(competing);
-}
-
 /* Charges tasklet `id`, from its clock on, `issued` instructions. */
 static void issue(unsigned id, uint64_t issued)
 {
     uint64_t from = clocks[id];
-    clocks[id] = issue_end(id, from, issued);
+    clocks[id] = __dpurt_pace_issue_end(id, from, issued);
     tasklets[id].times.instructions += issued;
     __dpurt.instructions += issued;
     trace(id, EMU_ACTIVITY_COMPUTE, from, clocks[id]);
@@ -338,8 +243,7 @@ static __attribute__((noreturn)) void tasklet_exit(void)
 {
     count_instructions();
     set_state(__dpurt.current, FINISHED);
-    idle_from[__dpurt.current] = clocks[__dpurt.current];
-    idle_until[__dpurt.current] = UINT64_MAX;
+    __dpurt_pace_set_idle(__dpurt.current, clocks[__dpurt.current], UINT64_MAX);
     switch_away();
     __builtin_unreachable();
 }
@@ -373,7 +277,6 @@ static void reset_context(unsigned id)
      * together, tasklet t issues its first instruction t cycles after tasklet 0, so with
      * equal code tasklet 0 gets to a mutex or a DMA first. */
     clocks[id] = id;
-    idle_from[id] = idle_until[id] = 0;
     memset(&t->times, 0, sizeof(t->times));
     t->counted_at = 0; /* its r15 starts at 0: the frame above is zeroed */
     t->waits_for = NULL;
@@ -501,7 +404,10 @@ static int pick_next(unsigned last)
         return __builtin_ctz(left);
     }
     /* The earliest clock; the first found wins ties, so the scan order after `last` is the
-     * round robin: the runnable ones above `last`, then those up to it. */
+     * round robin: the runnable ones above `last`, then those up to it. No runnable clock
+     * is ever earlier than the last pick's (clocks only advance, and a woken tasklet
+     * resumes no earlier than its waker), so the first one found there wins at once:
+     * tasklets released together take their turns without a scan. */
     uint64_t best_clock = UINT64_MAX;
     int best = -1;
     uint32_t up_to_last = (uint32_t)((2ull << last) - 1);
@@ -512,8 +418,14 @@ static int pick_next(unsigned last)
             if (clocks[each] < best_clock) {
                 best_clock = clocks[each];
                 best = (int)each;
+                if (best_clock == earliest)
+                    goto found;
             }
         }
+    if (best < 0)
+        return -1;
+found:
+    earliest = best_clock;
     return best;
 }
 
@@ -544,6 +456,8 @@ void __dpurt_run_launch(void)
 {
     unsigned n = __dpurt.nr_tasklets;
     runnable = 0;
+    earliest = 0;
+    __dpurt_pace_reset(n);
     for (unsigned id = 0; id < n; id++)
         reset_context(id);
     __dpurt.dma_free = 0;
@@ -626,8 +540,7 @@ void __dpurt_dma_booked(uint32_t latency, uint32_t bytes)
     clocks[self] = start + latency + bytes / 2;
     __dpurt.dma_free = clocks[self];
     __dpurt.dma_words += bytes / 8;
-    idle_from[self] = issued;
-    idle_until[self] = clocks[self];
+    __dpurt_pace_set_idle(self, issued, clocks[self]);
     trace(self, EMU_ACTIVITY_DMA, issued, clocks[self]);
     yield_if_behind();
 }
@@ -646,10 +559,8 @@ void __dpurt_block(const void *object, const char *primitive, bool spins)
     set_state(self, spins ? SPINNING : WAITING);
     t->waits_for = object;
     t->waits_in = primitive;
-    if (!spins) {
-        idle_from[self] = clocks[self];
-        idle_until[self] = UINT64_MAX;
-    }
+    if (!spins)
+        __dpurt_pace_set_idle(self, clocks[self], UINT64_MAX);
     switch_away();
 }
 
@@ -658,7 +569,7 @@ static unsigned competing_at(uint64_t at)
 {
     unsigned competing = 0;
     for (unsigned id = 0; id < __dpurt.nr_tasklets; id++)
-        competing += states[id] != FINISHED && !(idle_from[id] <= at && at < idle_until[id]);
+        competing += states[id] != FINISHED && !__dpurt_pace_idle_at(id, at);
     return competing;
 }
 
@@ -671,8 +582,7 @@ static void advance_waiting(unsigned id, uint64_t until, bool spins)
     clocks[id] = until;
     trace(id, EMU_ACTIVITY_WAIT, from, until);
     if (!spins) {
-        idle_from[id] = from;
-        idle_until[id] = until;
+        __dpurt_pace_set_idle(id, from, until);
     } else if (__dpurt.counting) {
         /* Each retry of `acquire` is an instruction, issued at the shared pace. The others'
          * pace counted this tasklet as competing already, so the retries stay out of the
@@ -699,7 +609,8 @@ void __dpurt_wake(const void *object)
         set_state(id, RUNNABLE);
         t->waits_for = NULL;
         if (!spun) /* it sleeps until the waker released it */
-            idle_until[id] = now > clocks[id] ? now : clocks[id];
+            __dpurt_pace_set_idle(id, __dpurt_pace_idle_from(id),
+                                  now > clocks[id] ? now : clocks[id]);
         advance_waiting(id, now, spun);
     }
 }
@@ -723,6 +634,8 @@ void __dpurt_release_together(const void *object)
     }
     __dpurt_wait_until(latest, false);
     __dpurt_wake(object);
+    if (waiting + 1 == __dpurt.nr_tasklets)
+        __dpurt_pace_all_met(latest); /* the stretches so far are all past */
 }
 
 
