@@ -135,3 +135,26 @@ def test_programs_carry_debug_information_by_default(cache: Path) -> None:
     with pim.DpuSet(1) as dpu:
         assert dpu.load(pim.build_program(text, nr_tasklets=1))["w"].dtype == np.float32
         assert dpu.load(pim.build_program(text, nr_tasklets=1, debug=False))["w"].dtype is None
+
+
+def test_a_source_text_is_one_build_from_any_folder_unless_extra_args_read_it(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    (one / "value.h").write_text("#define VALUE 1\n")
+    (two / "value.h").write_text("#define VALUE 2\n")
+    plain_text = "#include <defs.h>\n__host int x = 41;\nint main(void) { return 0; }\n"
+    reading_text = plain_text.replace("= 41", "= 40 + VALUE").replace(
+        "#include <defs.h>", '#include <defs.h>\n#include "value.h"'
+    )
+    built = {}
+    for folder in (one, two):
+        monkeypatch.chdir(folder)
+        plain = pim.build_program(plain_text, nr_tasklets=1)  # reads nothing from the folder
+        reading = pim.build_program(reading_text, nr_tasklets=1, extra_args=["-I."])
+        built[folder] = plain.path, reading.path, _value(reading)
+    assert built[one][0] == built[two][0]  # a fresh checkout shares the first's build
+    assert built[one][1] != built[two][1]  # -I. reads each folder's value.h
+    assert (built[one][2], built[two][2]) == (41, 42)

@@ -401,7 +401,10 @@ def build_program(
         backend.kind,
         _compiler_identity(backend.compiler),
         str(backend.root),
-        os.getcwd(),  # relative -I folders in extra_args are read from here
+        # relative -I folders in extra_args are read from the working folder; without
+        # extra_args nothing is, and a program (pyupmem.array's kernels) built from any
+        # folder, a fresh checkout's included, is one cache entry
+        os.getcwd() if extra_args else "",
         *flags,
         name,
     ):
