@@ -197,6 +197,35 @@ def _buffers(
     return buffers, of_input, of_output
 
 
+def _input_lines(
+    inputs: list[Operand], of_input: dict[str, str], block: ArgBlock
+) -> tuple[list[str], list[str], list[str]]:
+    """The C lines that bring ``inputs`` in, as three lists: ``setup`` (before the blocks:
+    each array's MRAM address, each scalar's value, from fields added to ``block``),
+    ``loads`` (per block: one ``mram_read`` per WRAM buffer, which inputs may share) and
+    ``reads`` (per element: each input as a C variable of its dtype)."""
+    setup, loads, reads = [], [], []
+    read_done: set[str] = set()
+    for operand in inputs:
+        ctype = c_type(operand.dtype)
+        if operand.array:
+            address = block.add(f"a_{operand.name}", np.uint32)
+            buffer = of_input[operand.name]
+            if buffer not in read_done:
+                read_done.add(buffer)
+                setup.append(f"    const uint32_t {buffer}_at = {address};")
+                loads.append(
+                    f"        mram_read(__PIM_MRAM({buffer}_at + __pim_start *"
+                    f" {operand.dtype.itemsize}u), "
+                    f"{buffer}, __PIM_ROUND8(__pim_n * {operand.dtype.itemsize}u));"
+                )
+            reads.append(f"            const {ctype} {operand.name} = {buffer}[__pim_k];")
+        else:
+            value = block.add(f"s_{operand.name}", operand.dtype)
+            setup.append(f"    const {ctype} {operand.name} = {value};")
+    return setup, loads, reads
+
+
 def elementwise_source(
     inputs: list[Operand],
     outputs: list[tuple[str, np.dtype]],
@@ -221,25 +250,8 @@ def elementwise_source(
         block.add("size", np.uint64)  # CuPy's _in_ind.size()
     buffers, of_input, of_output = _buffers(inputs, outputs)
     elements = block_elements([d.itemsize for _, d in buffers], nr_tasklets)
-    setup, loads, reads, writes, stores = [], [], [], [], []
-    read_done: set[str] = set()
-    for operand in inputs:
-        ctype = c_type(operand.dtype)
-        if operand.array:
-            address = block.add(f"a_{operand.name}", np.uint32)
-            buffer = of_input[operand.name]
-            if buffer not in read_done:
-                read_done.add(buffer)
-                setup.append(f"    const uint32_t {buffer}_at = {address};")
-                loads.append(
-                    f"        mram_read(__PIM_MRAM({buffer}_at + __pim_start *"
-                    f" {operand.dtype.itemsize}u), "
-                    f"{buffer}, __PIM_ROUND8(__pim_n * {operand.dtype.itemsize}u));"
-                )
-            reads.append(f"            const {ctype} {operand.name} = {buffer}[__pim_k];")
-        else:
-            value = block.add(f"s_{operand.name}", operand.dtype)
-            setup.append(f"    const {ctype} {operand.name} = {value};")
+    setup, loads, reads = _input_lines(inputs, of_input, block)
+    writes, stores = [], []
     for name, dtype in outputs:
         ctype = c_type(dtype)
         buffer = of_output[name]
@@ -325,25 +337,7 @@ def reduction_source(
     buffers, of_input, _ = _buffers(inputs, [])
     rtype = c_type(reduce_dtype)
     elements = block_elements([d.itemsize for _, d in buffers], nr_tasklets)
-    setup, loads, reads = [], [], []
-    read_done: set[str] = set()
-    for operand in inputs:
-        ctype = c_type(operand.dtype)
-        if operand.array:
-            address = block.add(f"a_{operand.name}", np.uint32)
-            buffer = of_input[operand.name]
-            if buffer not in read_done:
-                read_done.add(buffer)
-                setup.append(f"    const uint32_t {buffer}_at = {address};")
-                loads.append(
-                    f"        mram_read(__PIM_MRAM({buffer}_at + __pim_start *"
-                    f" {operand.dtype.itemsize}u), "
-                    f"{buffer}, __PIM_ROUND8(__pim_n * {operand.dtype.itemsize}u));"
-                )
-            reads.append(f"            const {ctype} {operand.name} = {buffer}[__pim_k];")
-        else:
-            value = block.add(f"s_{operand.name}", operand.dtype)
-            setup.append(f"    const {ctype} {operand.name} = {value};")
+    setup, loads, reads = _input_lines(inputs, of_input, block)
     declare = [
         f"    {c_type(d)} *{b} = mem_alloc({elements * d.itemsize});" for b, d in buffers
     ]

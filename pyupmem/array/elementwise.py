@@ -194,7 +194,10 @@ def expression(ufunc: np.ufunc, loop: tuple[np.dtype, ...], names: list[str]) ->
     )
 
 
-def _layout(operands: list[Any]) -> PimArray:
+def common_layout(operands: list[Any]) -> PimArray:
+    """The first :class:`PimArray` among ``operands``, once every array among them is
+    alive, on the same DPU set and shared over it alike (there is no broadcasting on the
+    DPUs)."""
     arrays = [x for x in operands if isinstance(x, PimArray)]
     if not arrays:
         raise ArgumentTypeError("an operation on the DPUs needs at least one PimArray")
@@ -216,6 +219,22 @@ def _layout(operands: list[Any]) -> PimArray:
     return first
 
 
+def kernel_operands(inputs: list[tuple[str, Any]]) -> tuple[list[Operand], dict[str, Any]]:
+    """The kernel's operands for ``inputs`` (``(C name, PimArray or scalar)``) and the
+    argument block's values: ``a_<name>``, an array's MRAM offset; ``s_<name>``, a
+    scalar."""
+    operands, values = [], {}
+    for cname, value in inputs:
+        if isinstance(value, PimArray):
+            operands.append(Operand(cname, value.dtype, True, key=id(value)))
+            values[f"a_{cname}"] = value.offset
+        else:
+            scalar = np.asarray(value)
+            operands.append(Operand(cname, scalar.dtype, False))
+            values[f"s_{cname}"] = scalar
+    return operands, values
+
+
 def run(
     inputs: list[tuple[str, Any]],
     outputs: list[tuple[str, np.dtype]],
@@ -229,16 +248,9 @@ def run(
     """Run ``body`` over every element of the arrays among ``inputs`` (``(C name, PimArray
     or scalar already of its final NumPy type)``), giving the arrays of ``outputs``
     (``(C name, dtype)``), new unless given in ``out``. All arrays share one layout."""
-    layout = _layout([value for _, value in inputs] + [o for o in (out or []) if o is not None])
-    operands, values = [], {}
-    for cname, value in inputs:
-        if isinstance(value, PimArray):
-            operands.append(Operand(cname, value.dtype, True, key=id(value)))
-            values[f"a_{cname}"] = value.offset
-        else:
-            scalar = np.asarray(value)
-            operands.append(Operand(cname, scalar.dtype, False))
-            values[f"s_{cname}"] = scalar
+    supplied = [o for o in (out or []) if o is not None]
+    layout = common_layout([value for _, value in inputs] + supplied)
+    operands, values = kernel_operands(inputs)
     results = []
     for index, (cname, dtype) in enumerate(outputs):
         given = out[index] if out is not None and index < len(out) else None
@@ -280,7 +292,7 @@ def apply(ufunc: np.ufunc, *operands: Any) -> PimArray:
         UnsupportedError: an operation not generated.
     """
     operands = tuple(x if isinstance(x, PimArray) else _scalar(x) for x in operands)
-    layout = _layout(list(operands))
+    layout = common_layout(list(operands))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         result_dtype = ufunc(*(_sample(x) for x in operands)).dtype  # NumPy's errors, too

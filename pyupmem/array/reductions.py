@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from pyupmem.array.codegen import Operand, c_type, reduction_source
+from pyupmem.array.codegen import c_type, reduction_source
+from pyupmem.array.elementwise import common_layout, kernel_operands
 from pyupmem.array.launching import heap_address, launch, nr_tasklets, phase, program
 from pyupmem.array.pimarray import PimArray
 from pyupmem.driver.libdpu import DPU_MRAM_HEAP_POINTER_NAME
@@ -64,19 +65,9 @@ def run_reduction(
     DPUs' results are combined by ``host_combine`` (a NumPy ufunc's ``reduce``), giving a
     value of ``reduce_dtype``, or on DPU 0 by ``reduce_expr`` followed by ``post_map``
     (``(C statement assigning __pim_out from a, out dtype)``), giving that."""
-    from pyupmem.array.elementwise import _layout
-
-    layout = _layout([value for _, value in inputs])
+    layout = common_layout([value for _, value in inputs])
     dpus = layout.dpus
-    operands, values = [], {}
-    for cname, value in inputs:
-        if isinstance(value, PimArray):
-            operands.append(Operand(cname, value.dtype, True, key=id(value)))
-            values[f"a_{cname}"] = value.offset
-        else:
-            scalar = np.asarray(value)
-            operands.append(Operand(cname, scalar.dtype, False))
-            values[f"s_{cname}"] = scalar
+    operands, values = kernel_operands(inputs)
     source, block = reduction_source(
         operands, reduce_dtype, map_expr, reduce_expr, identity, nr_tasklets(), preamble,
         uses_index, post_map,
