@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import prim_transfers
 
 import pyupmem as pim
 
@@ -31,7 +32,6 @@ TASKLETS = 16
 ROWS, COLS = 64, 2048
 ELEMENTS = 1 << 18
 SHORT = 1300  # rounds of the short launches' loop: about 0.3 ms, as SCAN-SSA's at 64 DPUs
-VA_BYTES = 1 << 20  # bytes per DPU of the VA-style transfers
 TILE_ROWS, TILE_COLS = 64, 48  # the TRNS-style transposition: a matrix of 64-byte tiles
 
 
@@ -97,26 +97,6 @@ V2: dict[str, float] = {
     "trns": 1084.9055989583333,  # transpose_cycles()'s workload, run on that commit
     "short16": 0.0009616799999999999,
     "short64": 0.00121368,
-    "push64B_1": 0.0001001939393939394,
-    "push_1": 0.0032775030303030302,
-    "gather_1": 0.008838133333333333,
-    "wram128_1": 0.00010106666666666667,
-    "wram256_1": 0.00010213333333333334,
-    "push64B_4": 0.00010016,
-    "push_4": 0.0027214399999999994,
-    "gather_4": 0.005175599762233502,
-    "wram128_4": 0.00010061958004910077,
-    "wram256_4": 0.00010123916009820154,
-    "push64B_16": 0.00010031322162190875,
-    "push_16": 0.005231823053352693,
-    "gather_16": 0.008577044382850086,
-    "wram128_16": 0.00010103479545689089,
-    "wram256_16": 0.00010206959091378176,
-    "push64B_64": 0.00010061317365269462,
-    "push_64": 0.010146237125748503,
-    "gather_64": 0.014257988185654007,
-    "wram128_64": 0.0001017282700421941,
-    "wram256_64": 0.00010345654008438819,
 }
 
 
@@ -161,20 +141,6 @@ def kernel_figures() -> dict[str, float]:
     return figures
 
 
-def transfer_figures(seconds=None) -> dict[str, float]:
-    """The transfer times that the "now / v2" rows compare, from `seconds` (the model's
-    transfer_seconds; v2's had no memory argument: WRAM and MRAM were alike)."""
-    seconds = seconds or pim.estimate.model.transfer_seconds
-    figures = {}
-    for dpus in (1, 4, 16, 64):
-        figures[f"push64B_{dpus}"] = seconds("scatter", 64, dpus)
-        figures[f"push_{dpus}"] = seconds("scatter", VA_BYTES, dpus)
-        figures[f"gather_{dpus}"] = seconds("gather", VA_BYTES, dpus)
-        figures[f"wram128_{dpus}"] = seconds("gather", 128, dpus, "wram")
-        figures[f"wram256_{dpus}"] = seconds("gather", 256, dpus, "wram")
-    return figures
-
-
 def versus_v2(mechanism: str, what: str, key: str, now: float, hardware: float,
               source: str) -> dict[str, object]:
     ratio = now / V2[key]
@@ -183,7 +149,7 @@ def versus_v2(mechanism: str, what: str, key: str, now: float, hardware: float,
 
 
 def change_rows() -> list[dict[str, object]]:
-    kernels, transfers = kernel_figures(), transfer_figures()
+    kernels = kernel_figures()
     rows = [
         versus_v2("multiply", "GEMV, values below 50, cycles per multiply-add", "gemv50",
                   kernels["gemv50"], 0.73, "PrIM GEMV 0.72-0.75"),
@@ -200,20 +166,19 @@ def change_rows() -> list[dict[str, object]]:
     ]
     for launch in rows[-2:]:
         launch["role"] = "set"  # the launch's split was set from SCAN-SSA's ratios
-    checks = [
-        ("push64B", "64-byte push", {1: 0.54, 64: 0.62}, "PrIM TRNS"),
-        ("push", "push of 1 MiB per DPU", {1: 0.59, 4: 1.11, 16: 1.53, 64: 1.47}, "PrIM VA"),
-        ("gather", "MRAM gather of 1 MiB per DPU", {1: 1.10, 4: 2.06, 16: 2.58, 64: 2.87},
-         "PrIM VA"),
-        ("wram128", "WRAM gather of 128 B per DPU", {16: 1.74, 64: 6.35}, "PrIM BS"),
-        ("wram256", "WRAM gather of 256 B per DPU", {16: 3.11, 64: 11.1}, "PrIM RED"),
-    ]
-    for key, what, ratios, source in checks:
-        for dpus, hardware in ratios.items():
-            rows.append(versus_v2("transfers", f"{what}, {dpus} DPU(s)", f"{key}_{dpus}",
-                                  transfers[f"{key}_{dpus}"], hardware, source))
-            rows[-1]["role"] = "set"  # the transfer constants were set from these ratios
     return rows
+
+
+def prim_transfer_rows() -> list[dict[str, object]]:
+    """PrIM workloads' transfers at their own bytes per DPU (prim_transfers.py): the
+    constants were set from these rows."""
+    result = []
+    for r in prim_transfers.rows():
+        hardware = float(r["hardware_ms"])  # type: ignore[arg-type]
+        what = f"{r['workload']} {r['phase']}, {r['dpus']} DPU(s): ms"
+        result.append(row("transfers", what, float(r["modelled_ms"]),  # type: ignore[arg-type]
+                          f"{hardware:.3f} (PrIM {r['workload']})", hardware, "ms", "set"))
+    return result
 
 
 def mutex_rows() -> list[dict[str, object]]:
@@ -274,16 +239,22 @@ def main() -> None:
         *multiply_rows(), *mutex_rows(), *streaming_rows(), *perfcounter_rows(),
         *launch_rows(), *change_rows(), *transfer_rows(),
     ]
+    workloads = prim_transfers.rows()
+    rows += prim_transfer_rows()
     predicted = [abs(r["error_pct"]) for r in rows if r["role"] == "predicted"]  # type: ignore[arg-type]
-    print(f"{len(rows)} rows; predicted ones: mean absolute error {np.mean(predicted):.1f}% "
+    errors = prim_transfers.mean_errors(workloads)
+    print(f"{len(rows)} rows; predicted ones: mean absolute error {np.mean(predicted):.1f}%; "
+          f"PrIM workloads' transfers ({len(workloads)} set rows): CPU-DPU "
+          f"{errors['CPU-DPU']:.1f}%, DPU-CPU {errors['DPU-CPU']:.1f}% "
           f"({time.perf_counter() - started:.0f} s)")
     if args.markdown:
         print("\n| mechanism | figure | modelled | hardware | error | role |")
         print("|---|---|---|---|---|---|")
-        for r in rows:
+        for r in rows[: len(rows) - len(workloads)]:
             error = "" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%"
             print(f"| {r['mechanism']} | {r['what']} | {r['modelled']:.3f} {r['unit']} | "
                   f"{r['hardware']} | {error} | {r['role']} |")
+        print(f"\n{prim_transfers.markdown(workloads)}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
 

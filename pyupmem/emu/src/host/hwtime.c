@@ -7,20 +7,25 @@
  * it runs on the same CPU, so its estimate is its wall time) and DPU-CPU.
  *
  * The constants and their sources (docs/explanation/timing.md has the full list):
- * - a transfer call costs CALL_SECONDS, plus PER_DPU_SECONDS for each DPU of its busiest
- *   rank, plus its bytes over the rank's rate; ranks move in parallel, each further rank
+ * - a transfer call costs a fixed time, plus a time for each DPU of its busiest rank,
+ *   plus its bytes over the rank's rate; ranks move in parallel, each further rank
  *   adding 12 us to the DPUs and 25 us from them, and all ranks together move at most
  *   22.6 and 11.0 GB/s (SDK 2023.2 measured on 32 ranks, upmem-sdk-light's results);
+ * - a call from the DPUs costs twice one to them (110 us and 0.4 us per DPU, against 55 us
+ *   and 0.12 us): small results read back from 1 to 64 DPUs (1 KiB histograms, a GEMV's
+ *   16 KiB to 256 B per DPU) take 0.11-0.2 ms on hardware, where 64-byte pushes take
+ *   55-62 us a call;
  * - the rank's rate grows with the DPUs of it that take part (the host's cache lines are
  *   spread over the rank's chips); it is interpolated on log-log axes between its values
  *   at 1, 4, 16 and 64 DPUs, separately to the DPUs, from them and for a broadcast. The
- *   rates and the call's cost are set from hardware runs of PrIM workloads at 1 to 64
- *   DPUs (the ratios of issue 25: thousands of 64-byte pushes, pushes and gathers of MRAM
- *   buffers); a broadcast to a rank of 64 keeps the PrIM characterisation's 16.88 GB/s;
+ *   rates and the calls' costs are set from hardware runs of seven PrIM workloads at 1 to
+ *   64 DPUs at the sizes uPIMulator was validated with (the ratios of issue 25, each
+ *   transfer at its own bytes per DPU: 8 MiB to 64 bytes); a broadcast to a rank of 64
+ *   keeps the PrIM characterisation's 16.88 GB/s;
  * - reading a WRAM symbol goes through the control interfaces, not the MRAM's DDR path:
- *   it costs WRAM_READ_CALL_SECONDS more per call and WRAM_READ_BYTE_SECONDS per byte of
- *   each DPU of the busiest rank (small results read from 16 and 64 DPUs take 2-11 times
- *   what the MRAM path gives, in proportion to the DPUs and to the bytes each returns);
+ *   it costs WRAM_READ_BYTE_SECONDS per byte of each DPU of the busiest rank (small
+ *   results read from 16 and 64 DPUs take 2-11 times what the MRAM path gives, in
+ *   proportion to the DPUs and to the bytes each returns);
  * - a copy to or from one DPU (serial) is a call for that DPU at the one-DPU rate;
  * - a launch costs LAUNCH_SECONDS plus LAUNCH_MEMBER_SECONDS for each DPU of the busiest
  *   control interface (8 DPUs a chip) of its busiest rank: libdpu's boot and poll
@@ -39,12 +44,13 @@
 
 #define GB 1e9
 /* A rank's rate at 1, 4, 16 and 64 of its DPUs. */
-static const double TO_RATES[4] = {0.52 * GB, 1.63 * GB, 2.5 * GB, 5.4 * GB};
-static const double FROM_RATES[4] = {0.11 * GB, 0.40 * GB, 0.70 * GB, 1.48 * GB};
+static const double TO_RATES[4] = {0.56 * GB, 1.45 * GB, 2.13 * GB, 4.6 * GB};
+static const double FROM_RATES[4] = {0.111 * GB, 0.40 * GB, 0.69 * GB, 1.44 * GB};
 static const double BROADCAST_RANK = 16.88 * GB;
 static const double HOST_TO = 22.6 * GB, HOST_FROM = 11.0 * GB;
-static const double CALL_SECONDS = 55e-6, PER_DPU_SECONDS = 0.13e-6;
-static const double WRAM_READ_CALL_SECONDS = 45e-6, WRAM_READ_BYTE_SECONDS = 64e-9;
+static const double TO_CALL_SECONDS = 55e-6, TO_DPU_SECONDS = 0.12e-6;
+static const double FROM_CALL_SECONDS = 110e-6, FROM_DPU_SECONDS = 0.4e-6;
+static const double WRAM_READ_BYTE_SECONDS = 46e-9;
 static const double RANK_TO_SECONDS = 12e-6, RANK_FROM_SECONDS = 25e-6;
 static const double LAUNCH_SECONDS = 97e-6, LAUNCH_MEMBER_SECONDS = 3e-6;
 #define DPUS_PER_CI 8
@@ -86,10 +92,10 @@ double emu_transfer_seconds(enum emu_transfer kind, uint64_t bytes_per_dpu, uint
         dpus_per_rank = nr_ranks = 1;
     double bytes = (double)bytes_per_dpu, dpus = (double)dpus_per_rank;
     double extra_ranks = nr_ranks > 1 ? nr_ranks - 1 : 0;
-    double fixed = CALL_SECONDS + dpus * PER_DPU_SECONDS;
     bool from = kind == EMU_XFER_PARALLEL_FROM || kind == EMU_XFER_SERIAL_FROM;
+    double fixed = from ? FROM_CALL_SECONDS + dpus * FROM_DPU_SECONDS : TO_CALL_SECONDS + dpus * TO_DPU_SECONDS;
     if (wram && from)
-        fixed += WRAM_READ_CALL_SECONDS + dpus * bytes * WRAM_READ_BYTE_SECONDS;
+        fixed += dpus * bytes * WRAM_READ_BYTE_SECONDS;
     switch (kind) {
     case EMU_XFER_SERIAL_TO:
     case EMU_XFER_PARALLEL_TO: {
