@@ -93,7 +93,8 @@ double emu_transfer_seconds(enum emu_transfer kind, uint64_t bytes_per_dpu, uint
     double bytes = (double)bytes_per_dpu, dpus = (double)dpus_per_rank;
     double extra_ranks = nr_ranks > 1 ? nr_ranks - 1 : 0;
     bool from = kind == EMU_XFER_PARALLEL_FROM || kind == EMU_XFER_SERIAL_FROM;
-    double fixed = from ? FROM_CALL_SECONDS + dpus * FROM_DPU_SECONDS : TO_CALL_SECONDS + dpus * TO_DPU_SECONDS;
+    double fixed = from ? FROM_CALL_SECONDS + dpus * FROM_DPU_SECONDS
+                        : TO_CALL_SECONDS + dpus * TO_DPU_SECONDS;
     if (wram && from)
         fixed += dpus * bytes * WRAM_READ_BYTE_SECONDS;
     switch (kind) {
