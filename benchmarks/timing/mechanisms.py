@@ -169,11 +169,11 @@ def change_rows() -> list[dict[str, object]]:
     return rows
 
 
-def prim_transfer_rows() -> list[dict[str, object]]:
-    """PrIM workloads' transfers at their own bytes per DPU (prim_transfers.py): the
-    constants were set from these rows."""
+def prim_transfer_rows(table: list[dict[str, object]]) -> list[dict[str, object]]:
+    """PrIM workloads' transfers at their own bytes per DPU (`table`, prim_transfers.rows()):
+    the constants were set from these rows."""
     result = []
-    for r in prim_transfers.rows():
+    for r in table:
         hardware = float(r["hardware_ms"])  # type: ignore[arg-type]
         what = f"{r['workload']} {r['phase']}, {r['dpus']} DPU(s): ms"
         result.append(row("transfers", what, float(r["modelled_ms"]),  # type: ignore[arg-type]
@@ -240,23 +240,24 @@ def main() -> None:
         *launch_rows(), *change_rows(), *transfer_rows(),
     ]
     workloads = prim_transfers.rows()
-    rows += prim_transfer_rows()
+    transfer_checks = prim_transfer_rows(workloads)
     predicted = [abs(r["error_pct"]) for r in rows if r["role"] == "predicted"]  # type: ignore[arg-type]
     errors = prim_transfers.mean_errors(workloads)
-    print(f"{len(rows)} rows; predicted ones: mean absolute error {np.mean(predicted):.1f}%; "
+    print(f"{len(rows) + len(transfer_checks)} rows; predicted ones: mean absolute error "
+          f"{np.mean(predicted):.1f}%; "
           f"PrIM workloads' transfers ({len(workloads)} set rows): CPU-DPU "
           f"{errors['CPU-DPU']:.1f}%, DPU-CPU {errors['DPU-CPU']:.1f}% "
           f"({time.perf_counter() - started:.0f} s)")
     if args.markdown:
         print("\n| mechanism | figure | modelled | hardware | error | role |")
         print("|---|---|---|---|---|---|")
-        for r in rows[: len(rows) - len(workloads)]:
+        for r in rows:
             error = "" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%"
             print(f"| {r['mechanism']} | {r['what']} | {r['modelled']:.3f} {r['unit']} | "
                   f"{r['hardware']} | {error} | {r['role']} |")
         print(f"\n{prim_transfers.markdown(workloads)}")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+        args.json.write_text(json.dumps(rows + transfer_checks, indent=2))
 
 
 if __name__ == "__main__":
