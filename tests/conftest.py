@@ -1,9 +1,13 @@
-"""Shared pytest set-up: property-based tests are reproducible in CI, and the tests of
-Ctrl-C see SIGINT raise as a terminal's Python does."""
+"""Shared pytest set-up: property-based tests are reproducible in CI, the tests of Ctrl-C
+see SIGINT raise as a terminal's Python does, and pytest-xdist's workers share the files
+out so that nothing is made twice and no two checks of /dev/shm overlap."""
 
+import fcntl
 import os
 import signal
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -12,6 +16,31 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# The files that start MPI processes: each checks that a run leaves no MPICH segment in
+# /dev/shm beyond those it found, so no two of their tests may run at once.
+_MPI_FILES = {"test_distributed.py", "test_pimopt_mpi.py", "test_rl_mpi.py"}
+# The longest file (the docs build and every tutorial script) starts first, so it is not
+# the last one left running on a worker (``--dist loadfile``, pyproject's addopts, gives
+# each file to one worker, so its module and session fixtures are made once).
+_FIRST = "test_docs.py"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name != _FIRST)  # stable: keeps each file's order
+
+
+@pytest.fixture(autouse=True)
+def one_mpi_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Holds a lock shared by every pytest process of this machine while a test of the
+    MPI files runs (xdist's workers, or another run of the suite)."""
+    if request.node.path.name not in _MPI_FILES:
+        yield
+        return
+    with open(Path(tempfile.gettempdir()) / "pyupmem-tests-mpi.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture
