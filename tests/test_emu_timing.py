@@ -293,6 +293,32 @@ def test_reading_wram_costs_per_dpu_and_byte():
     assert estimated == pytest.approx(gather)
 
 
+def test_a_push_of_one_host_buffer_to_every_dpu_is_a_broadcast():
+    """libdpu broadcasts to MRAM by pushing a matrix whose every entry is the one source
+    buffer (its COPY_MRAM_TO_RANK job), so hardware runs a push whose DPUs all read the same
+    buffer (PrIM's BS sends its sorted array so) as a broadcast. To WRAM a broadcast takes
+    its own path, and such a push stays a push."""
+    seconds = pim.estimate.model.transfer_seconds
+    program = build_dpu("timing.c", "-DNR_TASKLETS=16")
+
+    def cpu_dpu(symbol: str, shares: list[np.ndarray]) -> float:
+        with pim.DpuSet(64, backend="emulator") as dpus:
+            dpus.load(program)
+            dpus.scatter(symbol, shares, raw=True)
+            return dpus.phase_seconds()["CPU-DPU"]
+
+    table = np.arange(2048, dtype=np.uint8)
+    same = cpu_dpu("table", [table] * 64)
+    assert same == pytest.approx(seconds("broadcast", 2048, 64))
+    distinct = cpu_dpu("table", [table.copy() for _ in range(64)])
+    assert distinct == pytest.approx(seconds("scatter", 2048, 64))
+    assert same < distinct
+    counters = np.zeros(16, np.uint32)
+    assert cpu_dpu("own_counter", [counters] * 64) == pytest.approx(
+        seconds("scatter", 64, 64, "wram")
+    )
+
+
 def test_a_launch_costs_booting_and_polling_per_dpu_of_a_control_interface():
     """The boot and poll commands reach a rank's 8 control interfaces at once: the cost
     grows with the DPUs per interface (at most 8), not with the interfaces."""

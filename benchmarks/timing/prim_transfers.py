@@ -22,7 +22,9 @@ from collections.abc import Callable
 import pyupmem as pim
 
 DPUS = (1, 4, 16, 64)
-Call = tuple[str, int, int, str]  # kind ("scatter"/"gather"), bytes per DPU, calls, memory
+# kind ("scatter", "broadcast": one host buffer to every DPU, "gather"), bytes per DPU,
+# calls, memory
+Call = tuple[str, int, int, str]
 
 
 def _va(d: int) -> tuple[list[Call], list[Call]]:
@@ -32,9 +34,9 @@ def _va(d: int) -> tuple[list[Call], list[Call]]:
 
 
 def _gemv(d: int) -> tuple[list[Call], list[Call]]:
-    rows = 4096  # 64 int32 columns; each DPU gets its rows and the whole vector
+    rows = 4096  # 64 int32 columns; each DPU gets its rows and the whole vector (one buffer)
     return ([("scatter", 16, 1, "wram"), ("scatter", rows * 64 * 4 // d, 1, "mram"),
-             ("scatter", 64 * 4, 1, "mram")],
+             ("broadcast", 64 * 4, 1, "mram")],
             [("gather", rows * 4 // d, 1, "mram")])
 
 
@@ -49,8 +51,9 @@ def _red(d: int) -> tuple[list[Call], list[Call]]:
 
 
 def _bs(d: int) -> tuple[list[Call], list[Call]]:
-    return ([("scatter", 20, 1, "wram"), ("scatter", 131_072 * 8, 1, "mram"),
-             ("scatter", 16_384 * 8 // d, 1, "mram")],  # the whole array to each DPU
+    # the whole array to each DPU, every DPU's buffer the same: a broadcast (v2 pushed it)
+    return ([("scatter", 20, 1, "wram"), ("broadcast", 131_072 * 8, 1, "mram"),
+             ("scatter", 16_384 * 8 // d, 1, "mram")],
             [("gather", 128, 1, "wram")])
 
 
@@ -85,9 +88,11 @@ HARDWARE_OVER_V2 = {
 def v2_seconds(kind: str, bytes_per_dpu: int, dpus: int, memory: str) -> float:
     """One call's time in the model v2 (faae5d0's ``emu_transfer_seconds``, one rank):
     0.1 ms a call, and a rank rate from one DPU's to 64's on log axes, through 4 DPUs'
-    1.6 GB/s; WRAM and MRAM alike. It gives the figures measured on that commit (1 MiB
-    per DPU pushed to 1 and 64 DPUs, gathered from 4 and 16; 64 bytes to 64) to 1e-15."""
+    1.6 GB/s; WRAM and MRAM alike, and a push of one buffer to every DPU as any push. It
+    gives the figures measured on that commit (1 MiB per DPU pushed to 1 and 64 DPUs,
+    gathered from 4 and 16; 64 bytes to 64) to 1e-15."""
     del memory
+    kind = "scatter" if kind == "broadcast" else kind
     four = math.log(1.6 / 0.33) / math.log(6.68 / 0.33)
     x = math.log2(max(1, min(64, dpus)))
     share = four * x / 2 if x <= 2 else four + (1 - four) * (x - 2) / 4

@@ -21,7 +21,8 @@
  *   rates and the calls' costs are set from hardware runs of seven PrIM workloads at 1 to
  *   64 DPUs at the sizes uPIMulator was validated with (the ratios of issue 25, each
  *   transfer at its own bytes per DPU: 8 MiB to 64 bytes); a broadcast to a rank of 64
- *   keeps the PrIM characterisation's 16.88 GB/s;
+ *   keeps the PrIM characterisation's 16.88 GB/s; a push to MRAM whose DPUs all read one
+ *   host buffer is a broadcast (xfer.c: libdpu broadcasts by such a push);
  * - reading a WRAM symbol goes through the control interfaces, not the MRAM's DDR path:
  *   it costs WRAM_READ_BYTE_SECONDS per byte of each DPU of the busiest rank (small
  *   results read from 16 and 64 DPUs take 2-11 times what the MRAM path gives, in

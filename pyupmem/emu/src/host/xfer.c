@@ -200,20 +200,27 @@ dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, stru
     double started = emu_now_ns();
     dpu_error_t status = prepare(dpu_set, symbol, symbol_offset, length, &range, &access);
     if (status == DPU_OK && length > 0) {
+        const uint8_t *first = NULL;
+        bool one_buffer = true;
         for (uint32_t i = range.first; i < range.first + range.count; i++) {
             uint8_t *buffer = range.allocation->dpus[i].xfer_buffer;
             if (buffer == NULL)
                 continue;
+            one_buffer = one_buffer && (first == NULL || buffer == first);
+            first = buffer;
             uint8_t *dpu = locate(range.allocation, i, access, length);
             if (xfer == DPU_XFER_TO_DPU)
                 memcpy(dpu, buffer, length);
             else
                 memcpy(buffer, dpu, length);
         }
-        emu_account_transfer(range,
-                             (xfer == DPU_XFER_TO_DPU ? EMU_XFER_PARALLEL_TO : EMU_XFER_PARALLEL_FROM) |
-                                 in_wram(access),
-                             length, true, started);
+        /* libdpu broadcasts to MRAM by pushing a matrix whose every entry is the one host
+         * buffer (its thread job COPY_MRAM_TO_RANK: dpu_transfer_matrix_set_all, then
+         * dpu_copy_to_mrams, as a push): hardware runs such a push as a broadcast. */
+        enum emu_transfer kind = xfer == DPU_XFER_FROM_DPU ? EMU_XFER_PARALLEL_FROM
+                                 : one_buffer && access.memory == MRAM ? EMU_XFER_BROADCAST
+                                                              : EMU_XFER_PARALLEL_TO;
+        emu_account_transfer(range, kind | in_wram(access), length, true, started);
     }
     if (!(flags & DPU_XFER_NO_RESET) && status != DPU_ERR_INVALID_DPU_SET)
         clear_buffers(range);
