@@ -1,6 +1,8 @@
 """Shared pytest set-up: property-based tests are reproducible in CI, the tests of Ctrl-C
-see SIGINT raise as a terminal's Python does, and pytest-xdist's workers share the files
-out so that nothing is made twice and no two checks of /dev/shm overlap."""
+see SIGINT raise as a terminal's Python does, and no two checks of /dev/shm for MPICH's
+segments overlap when pytest-xdist runs the files on several workers (``--dist loadfile``,
+pyproject's addopts, gives each file to one worker, so its module and session fixtures,
+such as the docs build, are made once)."""
 
 import fcntl
 import os
@@ -21,14 +23,6 @@ if os.environ.get("CI"):
 # The files that start MPI processes: each checks that a run leaves no MPICH segment in
 # /dev/shm beyond those it found, so no two of their tests may run at once.
 _MPI_FILES = {"test_distributed.py", "test_pimopt_mpi.py", "test_rl_mpi.py"}
-# The longest file (the docs build and every tutorial script) starts first, so it is not
-# the last one left running on a worker (``--dist loadfile``, pyproject's addopts, gives
-# each file to one worker, so its module and session fixtures are made once).
-_FIRST = "test_docs.py"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.path.name != _FIRST)  # stable: keeps each file's order
 
 
 @pytest.fixture(autouse=True)
