@@ -631,11 +631,12 @@ void __dpurt_release_together(const void *object)
         __dpurt.met_at = latest;
         __dpurt.met_instructions = __dpurt.instructions;
         __dpurt.met_dma_words = __dpurt.dma_words;
+        /* The stretches so far are all past, and so are the sleeps the release ends: told
+         * first, the pace keeps none of them (no list work for each waiter). */
+        __dpurt_pace_all_met(latest);
     }
     __dpurt_wait_until(latest, false);
     __dpurt_wake(object);
-    if (waiting + 1 == __dpurt.nr_tasklets)
-        __dpurt_pace_all_met(latest); /* the stretches so far are all past */
 }
 
 
