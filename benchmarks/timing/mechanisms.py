@@ -95,6 +95,7 @@ V2: dict[str, float] = {
     "hst_s": 43.17741394042969,
     "red": 6.101531982421875,
     "trns": 1084.9055989583333,  # transpose_cycles()'s workload, run on that commit
+    "va": 9.635009765625,  # workloads.c's VECTOR_ADD (added later), run on that commit
     "short16": 0.0009616799999999999,
     "short64": 0.00121368,
 }
@@ -123,11 +124,14 @@ def kernel_figures() -> dict[str, float]:
     hst, _ = run(build("HISTOGRAM_PRIVATE"), input=pixels, elements=ELEMENTS, bins=256)
     data = np.arange(ELEMENTS // 2, dtype=np.int64)
     red, _ = run(build("REDUCE"), input=data, elements=ELEMENTS // 2)
+    a, b = np.random.default_rng(3).integers(-1000, 1000, (2, ELEMENTS)).astype(np.int32)
+    va, _ = run(build("VECTOR_ADD"), a=a, b=b, elements=ELEMENTS)
     figures = {
         "trns": transpose_cycles(),
         "gemv50": gemv_cycles(build("GEMV"), 50, rng),
         "hst_s": hst / ELEMENTS,
         "red": red / (ELEMENTS // 2),
+        "va": va / ELEMENTS,
     }
     for dpus in (16, 64):  # SCAN-SSA's short launches: two of a compute loop (~0.3 ms)
         with pim.DpuSet(dpus, backend="emulator") as group:
@@ -157,6 +161,8 @@ def change_rows() -> list[dict[str, object]]:
                   kernels["hst_s"], 0.67, "PrIM HST-S 0.66-0.68"),
         versus_v2("loop pattern", "RED style int64 sum, cycles per element", "red",
                   kernels["red"], 1.34, "PrIM RED 1.33-1.35"),
+        versus_v2("loop pattern", "VA style int32 b += a over MRAM, cycles per element", "va",
+                  kernels["va"], 1.06, "PrIM VA at 1 DPU"),
         versus_v2("mutex over a DMA", "TRNS style, tiles claimed under one mutex across "
                   "DMAs, cycles per tile", "trns", kernels["trns"], 0.72, "PrIM TRNS 0.65-0.77"),
         versus_v2("launch", "two short launches on 16 DPUs, kernel time", "short16",

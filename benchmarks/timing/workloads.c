@@ -11,6 +11,9 @@
  *   REDUCE     the int64 sum of an MRAM array, 1 KiB blocks per tasklet in turn, then a
  *              tree over the tasklets (the DMA engine and the pipeline together);
  *              -DDMA_ONLY reads the same blocks and adds nothing
+ *   VECTOR_ADD c = a + b over int32 MRAM arrays (VA's scheme): each tasklet reads 1 KiB
+ *              blocks of a and b in turn, adds a's into b's in a loop whose length is the
+ *              block's element count, known at run time, and writes b's to c
  *   TRANSPOSE  an in-place transposition of a `rows` x `cols` matrix of 64-byte tiles in
  *              MRAM by following the permutation's cycles (TRNS step 3's scheme): a flag
  *              per tile in MRAM, one mutex; a tasklet claims a tile by reading and
@@ -121,6 +124,27 @@ static void run(void)
         for (uint32_t t = 1; t < NR_TASKLETS; t++)
             sum += partial[t];
         result = (uint64_t)sum;
+    }
+}
+#elif defined(WORKLOAD_VECTOR_ADD)
+__mram_noinit int32_t a[MAX_ELEMENTS / 4], b[MAX_ELEMENTS / 4], c[MAX_ELEMENTS / 4];
+__dma_aligned int32_t a_block[NR_TASKLETS][BLOCK / 4], b_block[NR_TASKLETS][BLOCK / 4];
+
+static void add_block(int32_t *into, const int32_t *from, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        into[i] += from[i];
+}
+
+static void run(void)
+{
+    uint32_t id = me(), bytes = elements * 4;
+    for (uint32_t at = id * BLOCK; at < bytes; at += NR_TASKLETS * BLOCK) {
+        uint32_t size = at + BLOCK >= bytes ? bytes - at : BLOCK;
+        mram_read((__mram_ptr uint8_t *)a + at, a_block[id], size);
+        mram_read((__mram_ptr uint8_t *)b + at, b_block[id], size);
+        add_block(b_block[id], a_block[id], size / 4);
+        mram_write(b_block[id], (__mram_ptr uint8_t *)c + at, size);
     }
 }
 #elif defined(WORKLOAD_TRANSPOSE)
