@@ -33,6 +33,7 @@ ROWS, COLS = 64, 2048
 ELEMENTS = 1 << 18
 SHORT = 1300  # rounds of the short launches' loop: about 0.3 ms, as SCAN-SSA's at 64 DPUs
 TILE_ROWS, TILE_COLS = 64, 48  # the TRNS-style transposition: a matrix of 64-byte tiles
+SEARCHED, QUERIES = 131_072, 4096  # the BS-style search: PrIM BS's array, 256 queries a tasklet
 
 
 def build(workload: str, *defines: str, tasklets: int = TASKLETS) -> pim.Program:
@@ -96,6 +97,7 @@ V2: dict[str, float] = {
     "red": 6.101531982421875,
     "trns": 1084.9055989583333,  # transpose_cycles()'s workload, run on that commit
     "va": 9.635009765625,  # workloads.c's VECTOR_ADD (added later), run on that commit
+    "bs": 2764.59619140625,  # workloads.c's SEARCH (added later), run on that commit
     "short16": 0.0009616799999999999,
     "short64": 0.00121368,
 }
@@ -117,6 +119,16 @@ def transpose_cycles() -> float:
     return cycles / tiles
 
 
+def search_cycles() -> float:
+    """Cycles per query of the BS-style binary search (256-byte probes, DMA-bound)."""
+    rng = np.random.default_rng(5)
+    values = np.sort(rng.integers(0, 1 << 40, SEARCHED)).astype(np.int64)
+    queries = values[rng.integers(0, SEARCHED, QUERIES)]
+    cycles, _ = run(build("SEARCH"), sorted=values, queries=queries, elements=SEARCHED,
+                    rows=QUERIES)
+    return cycles / QUERIES
+
+
 def kernel_figures() -> dict[str, float]:
     """The kernel figures that the "now / v2" rows compare (cycles per element, seconds)."""
     rng = np.random.default_rng(2)
@@ -132,6 +144,7 @@ def kernel_figures() -> dict[str, float]:
         "hst_s": hst / ELEMENTS,
         "red": red / (ELEMENTS // 2),
         "va": va / ELEMENTS,
+        "bs": search_cycles(),
     }
     for dpus in (16, 64):  # SCAN-SSA's short launches: two of a compute loop (~0.3 ms)
         with pim.DpuSet(dpus, backend="emulator") as group:
@@ -163,6 +176,8 @@ def change_rows() -> list[dict[str, object]]:
                   kernels["red"], 1.34, "PrIM RED 1.33-1.35"),
         versus_v2("loop pattern", "VA style int32 b += a over MRAM, cycles per element", "va",
                   kernels["va"], 1.06, "PrIM VA at 1 DPU"),
+        versus_v2("DMA-bound search", "BS style binary search, 256-byte probes, cycles per "
+                  "query", "bs", kernels["bs"], 0.88, "PrIM BS 0.87-0.88 at 1-16 DPUs"),
         versus_v2("mutex over a DMA", "TRNS style, tiles claimed under one mutex across "
                   "DMAs, cycles per tile", "trns", kernels["trns"], 0.72, "PrIM TRNS 0.65-0.77"),
         versus_v2("launch", "two short launches on 16 DPUs, kernel time", "short16",

@@ -14,6 +14,11 @@
  *   VECTOR_ADD c = a + b over int32 MRAM arrays (VA's scheme): each tasklet reads 1 KiB
  *              blocks of a and b in turn, adds a's into b's in a loop whose length is the
  *              block's element count, known at run time, and writes b's to c
+ *   SEARCH     binary searches of `rows` int64 queries (`rows` / NR_TASKLETS a tasklet) in a
+ *              sorted int64 MRAM array of `elements` (BS's scheme): a query's DMA, the
+ *              array's first and last 256-byte blocks, then a 256-byte probe at each
+ *              midpoint, scanned for the value when its first value is not above it;
+ *              -DPRINT_FOUND prints each value found, as PrIM's BS does
  *   TRANSPOSE  an in-place transposition of a `rows` x `cols` matrix of 64-byte tiles in
  *              MRAM by following the permutation's cycles (TRNS step 3's scheme): a flag
  *              per tile in MRAM, one mutex; a tasklet claims a tile by reading and
@@ -146,6 +151,59 @@ static void run(void)
         add_block(b_block[id], a_block[id], size / 4);
         mram_write(b_block[id], (__mram_ptr uint8_t *)c + at, size);
     }
+}
+#elif defined(WORKLOAD_SEARCH)
+#define PROBE 256 /* bytes a probe reads: 32 values */
+#if defined(PRINT_FOUND)
+#include <stdio.h>
+#endif
+__mram_noinit int64_t sorted[MAX_ELEMENTS / 8];
+__mram_noinit int64_t queries[MAX_ELEMENTS / 8];
+__dma_aligned int64_t probe[NR_TASKLETS][PROBE / 8], ends[NR_TASKLETS][2][PROBE / 8];
+__dma_aligned int64_t wanted[NR_TASKLETS];
+
+/* Where `value` is in a probe: its index; -2 if the probe starts above it, -1 if not. */
+static int32_t scan(const int64_t *values, int64_t value)
+{
+    if (values[0] > value)
+        return -2;
+    for (uint32_t i = 0; i < PROBE / 8; i++)
+        if (values[i] == value)
+            return (int32_t)i;
+    return -1;
+}
+
+static void run(void)
+{
+    uint32_t id = me(), per = rows / NR_TASKLETS, last = elements * 8 - PROBE;
+    int64_t hits = 0;
+    for (uint32_t q = id * per; q < (id + 1) * per; q++) {
+        mram_read(&queries[q], &wanted[id], 8);
+        mram_read(sorted, ends[id][0], PROBE);
+        mram_read((__mram_ptr uint8_t *)sorted + last, ends[id][1], PROBE);
+        uint32_t low = 0, high = elements * 8, at = (low + high) / 2 & ~7u;
+        for (;;) {
+            at = at > last ? last : at;
+            mram_read((__mram_ptr uint8_t *)sorted + at, probe[id], PROBE);
+            int32_t found = scan(probe[id], wanted[id]);
+            if (found >= 0) {
+                hits += at / 8 + (uint32_t)found;
+#if defined(PRINT_FOUND)
+                printf("Tasklet %u has found %lld\n", id, (long long)(at / 8 + (uint32_t)found));
+#endif
+                break;
+            }
+            if (found == -2)
+                high = at;
+            else
+                low = at;
+            uint32_t next = (low + high) / 2 & ~7u;
+            if (next == at)
+                break; /* not there */
+            at = next;
+        }
+    }
+    seen[id] = (uint64_t)hits;
 }
 #elif defined(WORKLOAD_TRANSPOSE)
 #define TILE_WORDS 8 /* 64 bytes */
