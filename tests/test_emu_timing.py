@@ -533,3 +533,61 @@ def test_prim_workloads_transfers_at_their_own_sizes_within_20_percent():
     assert errors["CPU-DPU"] < 20 and errors["DPU-CPU"] < 20, errors
     pushes = [r for r in table if r["workload"] == "TRNS" and r["phase"] == "CPU-DPU"]
     assert all(abs(r["error_pct"]) < 5 for r in pushes), pushes
+
+
+PRINTS = """
+#include <barrier.h>
+#include <defs.h>
+#include <stdio.h>
+#include <stdint.h>
+BARRIER_INIT(ready, NR_TASKLETS);
+__host uint32_t print;
+__host char word[8] = "pim";
+int main(void)
+{
+    barrier_wait(&ready);
+    if (print == 1)
+        printf("Tasklet %d has found %lld\\n", me(), (long long)me() * 1000);
+    if (print == 2)
+        printf("%s|%c\\n", word, 'x');
+    return 0;
+}
+"""
+
+
+def print_launches(tasklets: int, prints: tuple[int, ...]) -> dict[int, pim.KernelEstimate]:
+    """The estimate of a launch of PRINTS with each `print` mode."""
+    estimates = {}
+    with pim.DpuSet(1, backend="emulator") as dpus:
+        dpus.load(pim.build_program(PRINTS, nr_tasklets=tasklets))
+        for mode in prints:
+            dpus.broadcast("print", np.uint32(mode))
+            dpus.launch()
+            estimates[mode] = dpus.estimate()
+            if mode == 1:
+                assert dpus[0].log().count("has found") == tasklets
+    return estimates
+
+
+def test_a_printf_costs_what_the_sdks_printf_executes():
+    """The SDK's printf formats nothing on the DPU: it writes the format's skeleton and then
+    the literal text and the arguments' bytes, a byte at a time, with an 8-byte DMA per 8
+    bytes. "Tasklet %d has found %lld\\n" writes 13 + 35 bytes: 792 instructions and 7
+    DMAs; "%s|%c\\n" with "pim" writes 9 + 9 bytes: 293 and 3."""
+    runs = print_launches(1, (0, 1, 2))
+    base = int(runs[0].instructions[0, 0])
+    # what remains is the program's own call: the arguments' set-up and the call
+    assert 792 <= int(runs[1].instructions[0, 0]) - base <= 792 + 12
+    assert 293 <= int(runs[2].instructions[0, 0]) - base <= 293 + 12
+    dma = {mode: int(run.tasklet_cycles[0, 0, 1]) for mode, run in runs.items()}
+    assert dma[1] - dma[0] == 7 * (61 + 4)
+    assert dma[2] - dma[0] == 3 * (61 + 4)
+
+
+def test_prints_of_many_tasklets_follow_one_another_under_the_sdks_lock():
+    """The SDK's printf holds one lock for the whole print, so 16 tasklets' prints take
+    turns; the others spin on it meanwhile. Without the lock the 16 prints' 12,672
+    instructions would share the pipeline (one per cycle) and the DMA engine."""
+    runs = print_launches(16, (0, 1))
+    printing = int(runs[1].cycles[0]) - int(runs[0].cycles[0])
+    assert printing > 4 * 16 * 792

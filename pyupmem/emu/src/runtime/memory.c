@@ -15,9 +15,6 @@
 
 #define MRAM_END ((uintptr_t)EMU_MRAM_BASE + EMU_MRAM_SIZE)
 
-/* DMA latency, in cycles before the per-byte part (published characterisation). */
-#define DMA_READ_LATENCY 77u
-#define DMA_WRITE_LATENCY 61u
 #define MRAM_OFFSET_MASK ((uintptr_t)EMU_MRAM_SIZE - 1)
 /* DPU instructions that set up and issue a DMA (address arithmetic, ldma/sdma), for the
  * accesses the runtime makes DMAs of (an __mram_ptr access). mram_read and mram_write

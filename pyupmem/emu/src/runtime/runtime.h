@@ -67,6 +67,9 @@ uint64_t __dpurt_clock(void);
  * one running, later if the DPU's one instruction per cycle is the bound (more than 11
  * busy tasklets). */
 uint64_t __dpurt_dpu_clock(void);
+/* DMA latency, in cycles before the per-byte part (published characterisation). */
+#define DMA_READ_LATENCY 77u
+#define DMA_WRITE_LATENCY 61u
 /* A DMA of `bytes` on the DPU's one engine: the tasklet waits `latency` + bytes / 2
  * cycles after the engine is free; a switch point. */
 void __dpurt_dma(uint32_t latency, uint32_t bytes);
@@ -128,6 +131,19 @@ struct x32_va_list;
 int __dpurt_vprintf(const char *format, struct x32_va_list *arguments);
 int dpu_puts(const char *text);
 int dpu_putchar(int c);
+
+/* print_cost.c: what a print costs the DPU (the SDK's stdio.c): the work of one print, and
+ * its lock around the emulator's own printing. */
+struct print_work {
+    uint32_t instructions;
+    uint32_t bytes; /* written to the log buffer, 8 at a time by a DMA */
+};
+/* `string_bytes`: the bytes of its %s arguments, each one's NUL too. */
+struct print_work __dpurt_printf_work(const char *format, uint32_t string_bytes);
+struct print_work __dpurt_puts_work(const char *text);
+struct print_work __dpurt_putchar_work(void);
+void __dpurt_print_begin(void);
+void __dpurt_print_end(struct print_work work);
 
 /* fault.c */
 /* abort() of the program: a fault at its call. */

@@ -83,6 +83,9 @@ static void emit(struct output *out, const char *text, size_t length)
  * same flags, width and precision, from the argument read at the DPU's width. */
 int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
 {
+    const char *whole = format;
+    uint32_t string_bytes = 0; /* what the DPU's printf copies of its %s arguments */
+    __dpurt_print_begin();
     struct output out = {.used = 0, .total = 0};
     while (*format != '\0') {
         const char *percent = strchr(format, '%');
@@ -177,6 +180,7 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
             spec[used] = '\0';
             if (conversion == 's') {
                 const char *text = address != 0 ? (const char *)(uintptr_t)address : "(null)";
+                string_bytes += (address != 0 ? (uint32_t)strlen(text) : 0) + 1;
                 /* A string longer than a piece goes out whole, unformatted. */
                 if (used == 2) {
                     emit(&out, text, strlen(text));
@@ -195,19 +199,24 @@ int __dpurt_vprintf(const char *format, struct x32_va_list *arguments)
     }
     if (out.used > 0)
         __dpurt_log_append(out.text, out.used);
+    __dpurt_print_end(__dpurt_printf_work(whole, string_bytes));
     return out.total;
 }
 
 int dpu_puts(const char *text)
 {
+    __dpurt_print_begin();
     __dpurt_log_append(text, strlen(text));
     __dpurt_log_append("\n", 1);
+    __dpurt_print_end(__dpurt_puts_work(text));
     return 1;
 }
 
 int dpu_putchar(int c)
 {
+    __dpurt_print_begin();
     char byte = (char)c;
     __dpurt_log_append(&byte, 1);
+    __dpurt_print_end(__dpurt_putchar_work());
     return (unsigned char)c;
 }
