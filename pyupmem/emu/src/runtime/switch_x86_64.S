@@ -1,6 +1,7 @@
 /* Tasklet context switch for x86-64 (System V): saves the callee-saved registers,
  * MXCSR and the x87 control word on the current stack, stores the stack pointer in
- * *from, and resumes the context whose stack pointer is `to`.
+ * *from, and resumes the context whose stack pointer is `to`, reloading its control words
+ * only where they differ (ldmxcsr and fldcw are slow, and tasklets rarely change them).
  *   void __dpurt_switch(void **from, void *to);                                    */
     .text
     .globl __dpurt_switch
@@ -12,13 +13,17 @@ __dpurt_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
+    pushq $0               /* the control words' slot, its last two bytes zero */
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
+    movq (%rsp), %rax      /* both control words, to tell whether the next one differs */
     movq %rsp, (%rdi)
     movq %rsi, %rsp
+    cmpq (%rsp), %rax
+    je 1f                  /* the same modes (nearly always): no slow reload */
     ldmxcsr (%rsp)
     fldcw 4(%rsp)
+1:
     addq $8, %rsp
     popq %r15
     popq %r14
