@@ -143,11 +143,20 @@ static void switch_to_tasklet(unsigned id)
     __dpurt_switch(&scheduler_sp, tasklets[id].sp);
 }
 
-static void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to)
+static void record_stretch(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to);
+
+/* Adds a stretch of `activity` to tasklet id's times, and to the timeline if one is kept
+ * (inline: it runs at every switch point, the timeline rarely). */
+static inline void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to)
 {
     tasklets[id].times.cycles[activity] += to - from;
-    if (!tracing || to == from)
-        return;
+    if (tracing && to != from)
+        record_stretch(id, activity, from, to);
+}
+
+static __attribute__((noinline)) void record_stretch(unsigned id, enum emu_activity activity,
+                                                     uint64_t from, uint64_t to)
+{
     struct emu_slot *slot = __dpurt.slot;
     uint32_t n = slot->trace_len;
     struct emu_trace_event *last = n ? &slot->trace[n - 1] : NULL;
