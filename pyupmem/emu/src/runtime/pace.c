@@ -245,11 +245,17 @@ uint64_t __dpurt_pace_issue_end(unsigned self, uint64_t start, uint64_t n)
         return start + n * pace;
     }
     /* The pace changes before the end: at each, the instructions that fit at the pace so
-     * far, then the new pace from the last one's issue on. */
+     * far, then the new pace from the last one's issue on. Once no more tasklets can
+     * compete than 11 (those competing and those still to start again), the pace is 11 to
+     * the end: the rest of the list (more tasklets idling, at a barrier say) is skipped. */
     uint64_t now = start;
+    unsigned ahead = starting;
     for (; e != EDGE; e = next[e]) {
         if (e >> 1 == self)
             continue;
+        if (competing + ahead <= PIPELINE_INTERVAL)
+            break;
+        ahead -= is_until(e);
         pace = shared_pace(competing);
         if (at[e] > now) {
             uint64_t gap = at[e] - now;
