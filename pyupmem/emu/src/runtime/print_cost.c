@@ -86,7 +86,7 @@ static void skeleton(const char *format, struct tally *t)
                 if (*at == 'L' || *at == 'z')
                     continue;
                 t->bytes++;
-                if (*at != 'l' && (*at == 'i' || is_letter(*at)))
+                if (*at != 'l' && is_letter(*at)) /* 'i' written as 'd' */
                     break;
             }
             text_pending = true;
