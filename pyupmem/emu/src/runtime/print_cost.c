@@ -61,7 +61,7 @@ static struct print_work work_of(const struct tally *t)
     uint32_t instructions = FIXED + FORMAT_CHARACTER * t->walked + SPEC_CHARACTER * t->spec +
                             CONVERSION * t->conversions + COPIED_BYTE * t->copied +
                             WRITE_BYTE * t->bytes + FLUSH * flushes + zeroed;
-    return (struct print_work){instructions, t->bytes};
+    return (struct print_work){instructions, flushes};
 }
 
 static bool is_letter(char c)
@@ -69,33 +69,48 @@ static bool is_letter(char c)
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-/* The first pass: the skeleton. A conversion's characters up to its letter are copied
- * ('l' too, 'L' and 'z' not, 'i' as 'd'); each run of literal text, "%%" included, is
- * "%s". */
+/* A conversion as both passes read it, from the character after its '%': 'l', 'L' and 'z'
+ * modify it, the first other letter ends it. */
+struct conversion {
+    const char *letter; /* its last character, or the format's NUL */
+    uint32_t copied;    /* its characters the skeleton copies: all but 'L' and 'z' */
+    bool wide;          /* 'l' or 'L': a 64-bit argument */
+};
+
+static struct conversion read_conversion(const char *at, struct tally *t)
+{
+    struct conversion c = {at, 0, false};
+    for (; *c.letter != '\0'; c.letter++) {
+        char ch = *c.letter;
+        bool modifier = ch == 'l' || ch == 'L' || ch == 'z';
+        t->spec++;
+        c.wide |= ch == 'l' || ch == 'L';
+        c.copied += ch != 'L' && ch != 'z'; /* 'i' copied as 'd' */
+        if (is_letter(ch) && !modifier)
+            break;
+    }
+    return c;
+}
+
+/* The first pass: the skeleton. A conversion's characters, its '%' first; each run of
+ * literal text, "%%" included, is "%s". */
 static void skeleton(const char *format, struct tally *t)
 {
     bool text_pending = true;
     for (const char *at = format; *at != '\0'; at++) {
         t->walked++;
-        if (*at == '%' && at[1] != '%') {
-            if (*++at == '\0')
+        if (at[0] == '%' && at[1] != '%') {
+            if (at[1] == '\0')
                 break;
-            t->bytes++; /* its '%' */
-            for (; *at != '\0'; at++) {
-                t->spec++;
-                if (*at == 'L' || *at == 'z')
-                    continue;
-                t->bytes++;
-                if (*at != 'l' && is_letter(*at)) /* 'i' written as 'd' */
-                    break;
-            }
+            struct conversion c = read_conversion(at + 1, t);
+            t->bytes += 1 + c.copied;
+            if (*c.letter == '\0')
+                break;
             text_pending = true;
-            if (*at == '\0')
-                break;
+            at = c.letter;
             continue;
         }
-        if (*at == '%')
-            at++; /* "%%" */
+        at += at[0] == '%'; /* "%%" */
         if (text_pending) {
             t->bytes += 2; /* "%s" */
             text_pending = false;
@@ -111,35 +126,29 @@ static void payload(const char *format, uint32_t string_bytes, struct tally *t)
     bool text_open = false;
     for (const char *at = format; *at != '\0'; at++) {
         t->walked++;
-        if (*at == '%' && at[1] != '%') {
-            if (*++at == '\0')
+        if (at[0] == '%' && at[1] != '%') {
+            if (at[1] == '\0')
                 break;
             if (text_open) {
                 t->bytes++;
                 text_open = false;
             }
-            bool wide = false;
-            for (; *at != '\0' && !is_letter(*at); at++)
-                t->spec++;
-            for (; *at == 'l' || *at == 'L' || *at == 'z'; at++) {
-                t->spec++;
-                wide |= *at != 'z';
-            }
-            if (*at == '\0')
+            struct conversion c = read_conversion(at + 1, t);
+            if (*c.letter == '\0')
                 break;
-            t->spec++;
+            char letter = *c.letter;
+            uint32_t copied = letter == 's'                       ? 0
+                              : strchr("feEgG", letter) != NULL ? 8
+                              : letter == 'c'                   ? 1
+                              : c.wide                          ? 8
+                                                                : 4;
             t->conversions++;
-            uint32_t copied = *at == 's'                       ? 0
-                              : strchr("feEgG", *at) != NULL ? 8
-                              : *at == 'c'                   ? 1
-                              : wide                         ? 8
-                                                             : 4;
             t->copied += copied;
             t->bytes += copied;
+            at = c.letter;
             continue;
         }
-        if (*at == '%')
-            at++; /* "%%": one '%' */
+        at += at[0] == '%'; /* "%%": one '%' */
         t->bytes++;
         text_open = true;
     }
@@ -160,7 +169,8 @@ struct print_work __dpurt_printf_work(const char *format, uint32_t string_bytes)
 struct print_work __dpurt_puts_work(const char *text)
 {
     uint32_t length = (uint32_t)strlen(text);
-    struct tally t = {.copied = length, .bytes = 3 + length + 2}; /* "%s", NUL, the text, "\n", NUL */
+    /* "%s", NUL, the text, "\n", NUL */
+    struct tally t = {.copied = length, .bytes = 3 + length + 2};
     return work_of(&t);
 }
 
@@ -178,7 +188,7 @@ void __dpurt_print_begin(void)
 void __dpurt_print_end(struct print_work work)
 {
     __dpurt_charge(work.instructions);
-    for (uint32_t flushed = 0; flushed <= work.bytes / CACHE_BYTES; flushed++)
+    for (uint32_t flushed = 0; flushed < work.flushes; flushed++)
         __dpurt_dma(DMA_WRITE_LATENCY, CACHE_BYTES);
     mutex_unlock(&print_lock);
 }

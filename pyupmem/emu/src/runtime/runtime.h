@@ -136,7 +136,7 @@ int dpu_putchar(int c);
  * its lock around the emulator's own printing. */
 struct print_work {
     uint32_t instructions;
-    uint32_t bytes; /* written to the log buffer, 8 at a time by a DMA */
+    uint32_t flushes; /* 8-byte DMAs of its cache to the log buffer */
 };
 /* `string_bytes`: the bytes of its %s arguments, each one's NUL too. */
 struct print_work __dpurt_printf_work(const char *format, uint32_t string_bytes);

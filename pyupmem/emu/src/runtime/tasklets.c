@@ -143,17 +143,7 @@ static void switch_to_tasklet(unsigned id)
     __dpurt_switch(&scheduler_sp, tasklets[id].sp);
 }
 
-static void record_stretch(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to);
-
-/* Adds a stretch of `activity` to tasklet id's times, and to the timeline if one is kept
- * (inline: it runs at every switch point, the timeline rarely). */
-static inline void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to)
-{
-    tasklets[id].times.cycles[activity] += to - from;
-    if (tracing && to != from)
-        record_stretch(id, activity, from, to);
-}
-
+/* A stretch on the kept timeline (a stretch of the same activity that goes on is merged). */
 static __attribute__((noinline)) void record_stretch(unsigned id, enum emu_activity activity,
                                                      uint64_t from, uint64_t to)
 {
@@ -170,6 +160,15 @@ static __attribute__((noinline)) void record_stretch(unsigned id, enum emu_activ
     }
     slot->trace[n] = (struct emu_trace_event){from, to, id, (uint32_t)activity};
     slot->trace_len = n + 1;
+}
+
+/* Adds a stretch of `activity` to tasklet id's times, and to the timeline if one is kept
+ * (inline: it runs at every switch point, the timeline rarely). */
+static inline void trace(unsigned id, enum emu_activity activity, uint64_t from, uint64_t to)
+{
+    tasklets[id].times.cycles[activity] += to - from;
+    if (tracing && to != from)
+        record_stretch(id, activity, from, to);
 }
 
 /* Charges tasklet `id`, from its clock on, `issued` instructions. */
