@@ -7,6 +7,9 @@
  *   4  the same under a mutex: race-free.
  *   5  a barrier built at run time by writing the SDK's four fields, used twice.
  *   6  a byte array of mutexes; each tasklet holds its own and its neighbour's at once.
+ *   7  tasklet 0 computes in short stretches between DMAs while tasklet 1 runs DMAs and
+ *      checks that it only ever sees tasklet 0 at a DMA (`result` 1 if it saw it mid-way,
+ *      seen[1] its rounds): a tasklet that reaches switch points is not preempted.
  */
 #include <atomic_bit.h>
 #include <barrier.h>
@@ -17,6 +20,8 @@
 
 #define ROUNDS 8
 #define NR_LOCKS 8
+#define STRETCHES 2000     /* mode 7: tasklet 0's stretches of compute, */
+#define STRETCH_STEPS 5000 /* each some microseconds of host time */
 
 __host uint32_t mode;
 __host uint32_t result;
@@ -32,6 +37,8 @@ barrier_t runtime_barrier;
 uint32_t shared_counter;
 uint32_t per_lock[NR_LOCKS];
 volatile uint32_t flag;
+volatile uint32_t progress;
+__dma_aligned uint8_t large[2048];
 
 _Static_assert(sizeof(ATOMIC_BIT_GET(locks)) == NR_LOCKS, "ATOMIC_BIT_INIT(x)[N] is an array");
 _Static_assert(sizeof(barrier_t) == 4, "barrier_t is the SDK's four bytes");
@@ -103,6 +110,23 @@ int main(void)
                 if (seen[other] < (uint32_t)phase)
                     result = 0xbad;
             barrier_wait(&runtime_barrier);
+        }
+        break;
+    case 7:
+        if (id == 0) {
+            for (int stretch = 0; stretch < STRETCHES; stretch++) {
+                for (int step = 0; step < STRETCH_STEPS; step++)
+                    progress++;
+                dma();
+            }
+            flag = 1;
+        } else if (id == 1) {
+            while (flag == 0) {
+                if (progress % STRETCH_STEPS != 0)
+                    result = 1;
+                seen[1]++;
+                mram_read(scratch, large, sizeof(large));
+            }
         }
         break;
     case 6: {

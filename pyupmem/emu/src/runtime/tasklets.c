@@ -19,7 +19,10 @@
  * and perfcounter_get() in it, is the DPU's time.
  *
  * A tasklet that runs long without a switch point (a spin-wait on a WRAM flag) is
- * preempted by a CPU-time timer, so the tasklet it waits for gets to run. */
+ * preempted by a CPU-time timer, so the tasklet it waits for gets to run. Only such a
+ * tasklet: a preemption splits a stretch where wall time says, and the others run in
+ * between, so the modelled times of a run that reaches its switch points in time must not
+ * depend on one. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -43,7 +46,8 @@
  * its registers there. Host code needs far more stack than a DPU's 1 KiB. */
 #define RUNTIME_STACK_SIZE (256u << 10)
 #define STACK_PAINT 0x5a5a5a5a5a5a5a5aull
-/* CPU time a tasklet may run without a switch point before it is preempted. */
+/* The preemption timer's period in CPU time: a tasklet that passed no switch point
+ * during a whole period is preempted at its end. */
 #define PREEMPT_SLICE_US 1000
 
 /* WAITING sleeps (barrier, semaphore, handshake: the DPU's stop/resume); SPINNING retries
@@ -81,6 +85,8 @@ static bool tracing;
 static void *scheduler_sp;
 static volatile sig_atomic_t in_tasklet;   /* a tasklet runs (not the scheduler) */
 static volatile sig_atomic_t preempted;    /* the running tasklet was preempted */
+static volatile uint32_t switch_points;    /* scheduling decisions so far (pick_next) */
+static uint32_t switch_points_at_tick;     /* switch_points at the timer's last tick */
 static uintptr_t program_text_start, program_text_end;
 static uint64_t *runtime_stack_word; /* the program's __dpurt_runtime_stack */
 static uint64_t shuffle_state;
@@ -324,6 +330,10 @@ static void on_preempt_timer(int signo, siginfo_t *info, void *context)
     uintptr_t pc = interrupted_pc(context);
     if (!in_tasklet || __dpurt_stepping || pc < program_text_start || pc >= program_text_end)
         return;
+    if (switch_points != switch_points_at_tick) {
+        switch_points_at_tick = switch_points; /* it reached a switch point this period */
+        return;
+    }
     struct tasklet *self = &tasklets[__dpurt.current];
     if (self->runtime_top == 0)
         return;
@@ -402,6 +412,7 @@ static uint64_t next_random(void)
  * one under the shuffle schedule. -1 when none can run. */
 static int pick_next(unsigned last)
 {
+    switch_points++;
     if (__dpurt.shuffle) {
         unsigned candidates = (unsigned)__builtin_popcount(runnable);
         if (candidates == 0)
