@@ -2,7 +2,8 @@
  * descriptions, each exercising one mechanism of the emulator's time model. WORKLOAD
  * selects one (compile with -DWORKLOAD_...):
  *   GEMV       y = A x over uint32 values in MRAM: each tasklet takes rows in turn, reads
- *              each row and x in 1 KiB blocks, multiplies and adds (the multiply's cost)
+ *              each row and x in blocks of ROW_BLOCK bytes (1 KiB unless defined: a
+ *              row's bytes for shorter rows), multiplies and adds (the multiply's cost)
  *   HISTOGRAM  a histogram of 4,096 bins in WRAM shared by all tasklets, one mutex taken
  *              for every element (HST-L's scheme; the mutex's contention)
  *   HISTOGRAM_PRIVATE  a histogram of `bins` bins per tasklet in WRAM, no mutex, each
@@ -37,7 +38,7 @@
 #include <stdint.h>
 
 #define BLOCK 1024
-#define MAX_ELEMENTS (1u << 20)
+#define MAX_ELEMENTS (1u << 23) /* 32 MiB of uint32: PrIM's sizes on one DPU */
 
 __host uint32_t elements;
 __host uint32_t rows, cols;
@@ -48,20 +49,23 @@ BARRIER_INIT(start, NR_TASKLETS);
 BARRIER_INIT(stop, NR_TASKLETS);
 
 #if defined(WORKLOAD_GEMV)
+#if !defined(ROW_BLOCK)
+#define ROW_BLOCK BLOCK
+#endif
 __mram_noinit uint32_t matrix[MAX_ELEMENTS];
 __mram_noinit uint32_t vector[4096];
 __mram_noinit uint32_t output[4096];
-__dma_aligned uint32_t row_block[NR_TASKLETS][BLOCK / 4], x_block[NR_TASKLETS][BLOCK / 4];
+__dma_aligned uint32_t row_block[NR_TASKLETS][ROW_BLOCK / 4], x_block[NR_TASKLETS][ROW_BLOCK / 4];
 __dma_aligned uint32_t y_out[NR_TASKLETS][2];
 
 static void run(void)
 {
-    uint32_t id = me(), per_block = BLOCK / 4;
+    uint32_t id = me(), per_block = ROW_BLOCK / 4;
     for (uint32_t r = id; r < rows; r += NR_TASKLETS) {
         uint32_t sum = 0;
         for (uint32_t c = 0; c < cols; c += per_block) {
-            mram_read(&matrix[r * cols + c], row_block[id], BLOCK);
-            mram_read(&vector[c], x_block[id], BLOCK);
+            mram_read(&matrix[r * cols + c], row_block[id], ROW_BLOCK);
+            mram_read(&vector[c], x_block[id], ROW_BLOCK);
             for (uint32_t k = 0; k < per_block; k++)
                 sum += row_block[id][k] * x_block[id][k];
         }

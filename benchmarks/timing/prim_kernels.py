@@ -1,0 +1,185 @@
+"""The kernel time of five PrIM-style workloads of our own at PrIM's sizes on 1, 4, 16 and
+64 DPUs, launch included, against hardware.
+
+Issue 25 gives, for PrIM's workloads at 1, 4, 16 and 64 DPUs (16 tasklets, strong scaling
+at the sizes of uPIMulator's README), the hardware's kernel time as a ratio to what the
+time model v2 (commit faae5d0) gave. workloads.c's kernels of the same schemes run here at
+those sizes, each DPU its share, and the model's time of the launch (its slowest DPU and
+the launch's own cost) is set beside v2's time of the same run (`V2_MS`, measured with
+this script on that commit: ``--v2``). A mechanism that is right moves our workload by
+the ratio hardware moved PrIM's, so each row's error is (now / v2) / (hardware / v2) - 1.
+Across the DPU counts a workload's share shrinks to a 64th, so the rows check the launch's
+own cost against the per-element costs (at 64 DPUs a kernel takes a few tenths of a
+millisecond, the launch about 0.1). No constant of the model was set from these rows.
+
+    .venv/bin/python benchmarks/timing/prim_kernels.py [--markdown] [--v2]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import pyupmem as pim
+
+HERE = Path(__file__).resolve().parent
+TASKLETS = 16
+DPUS = (1, 4, 16, 64)
+VA_ELEMENTS = 2_097_152  # int32
+GEMV_ROWS, GEMV_COLS = 4096, 64  # int32, values below 50
+HST_PIXELS, HST_BINS = 524_288, 256  # 12-bit pixels
+RED_ELEMENTS = 2_097_152  # int64
+BS_ELEMENTS, BS_QUERIES = 131_072, 16_384  # int64: the array on every DPU, queries shared
+
+# Hardware time / v2's time of PrIM's kernels (issue 25), at 1, 4, 16 and 64 DPUs.
+HARDWARE_OVER_V2 = {
+    "VA": (1.06, 1.08, 1.14, 1.29),
+    "GEMV": (0.72, 0.73, 0.75, 0.72),
+    "HST-S": (0.67, 0.68, 0.68, 0.66),
+    "RED": (1.34, 1.35, 1.33, 1.05),
+    "BS": (0.87, 0.88, 0.88, 0.81),
+}
+# v2's kernel milliseconds of the same runs (this script with --v2, on faae5d0).
+V2_MS: dict[str, tuple[float, ...]] = {
+    "VA": (57.82201428571429, 14.533145714285713, 3.7319285714285715, 1.172402857142857),
+    "GEMV": (19.432842857142855, 4.936945714285715, 1.3529342857142856, 0.5779485714285714),
+    "HST-S": (64.78394, 16.274971428571426, 4.168471428571428, 1.270862857142857),
+    "RED": (36.57380571428571, 9.22422857142857, 2.407834285714286, 0.8244857142857144),
+    "BS": (128.8118514285714, 32.32144, 8.238242857142856, 2.3227257142857143),
+}
+
+Inputs = dict[str, np.ndarray | int]
+
+
+def build(workload: str, *defines: str) -> pim.Program:
+    macros = {f"WORKLOAD_{workload}": None, **{d: None for d in defines}}
+    return pim.build_program(HERE / "workloads.c", nr_tasklets=TASKLETS, defines=macros,
+                             debug=False, name=f"{workload.lower()}-prim", backend="emulator")
+
+
+def shares(values: np.ndarray, dpus: int) -> np.ndarray:
+    """`values` cut into one equal share per DPU (the first axis the DPU)."""
+    return values.reshape(dpus, -1)
+
+
+def kernel_ms(program: pim.Program, dpus: int, scattered: Inputs, broadcast: Inputs) -> float:
+    """Launches `program` once on `dpus` DPUs, each with its share of `scattered` and all of
+    `broadcast`; returns the model's time of the launch in milliseconds."""
+    with pim.DpuSet(dpus, backend="emulator") as group:
+        group.load(program)
+        for name, value in scattered.items():
+            group.scatter(name, value)
+        for name, value in broadcast.items():
+            group.broadcast(name, np.uint32(value) if isinstance(value, int) else value)
+        group.launch()
+        estimate = group.estimate()
+        if not estimate.counted:
+            raise SystemExit("the workloads were built without cost counting (x86-64 only)")
+        return estimate.seconds * 1e3
+
+
+def va(dpus: int, rng: np.random.Generator) -> float:
+    a, b = rng.integers(-1000, 1000, (2, VA_ELEMENTS)).astype(np.int32)
+    return kernel_ms(build("VECTOR_ADD"), dpus, {"a": shares(a, dpus), "b": shares(b, dpus)},
+                     {"elements": VA_ELEMENTS // dpus})
+
+
+def gemv(dpus: int, rng: np.random.Generator) -> float:
+    matrix = rng.integers(0, 50, GEMV_ROWS * GEMV_COLS).astype(np.uint32)
+    vector = rng.integers(0, 50, GEMV_COLS).astype(np.uint32)
+    return kernel_ms(build("GEMV", f"ROW_BLOCK={GEMV_COLS * 4}"), dpus,
+                     {"matrix": shares(matrix, dpus)},
+                     {"vector": vector, "rows": GEMV_ROWS // dpus, "cols": GEMV_COLS})
+
+
+def hst_s(dpus: int, rng: np.random.Generator) -> float:
+    pixels = rng.integers(0, 4096, HST_PIXELS).astype(np.uint32)
+    return kernel_ms(build("HISTOGRAM_PRIVATE"), dpus, {"input": shares(pixels, dpus)},
+                     {"elements": HST_PIXELS // dpus, "bins": HST_BINS})
+
+
+def red(dpus: int, rng: np.random.Generator) -> float:
+    values = rng.integers(-1 << 40, 1 << 40, RED_ELEMENTS).astype(np.int64)
+    return kernel_ms(build("REDUCE"), dpus, {"input": shares(values, dpus)},
+                     {"elements": RED_ELEMENTS // dpus})
+
+
+def bs(dpus: int, rng: np.random.Generator) -> float:
+    values = np.sort(rng.integers(0, 1 << 40, BS_ELEMENTS)).astype(np.int64)
+    queries = values[rng.integers(0, BS_ELEMENTS, BS_QUERIES)]
+    return kernel_ms(build("SEARCH"), dpus, {"queries": shares(queries, dpus)},
+                     {"sorted": values, "elements": BS_ELEMENTS, "rows": BS_QUERIES // dpus})
+
+
+WORKLOADS: dict[str, Callable[[int, np.random.Generator], float]] = {
+    "VA": va, "GEMV": gemv, "HST-S": hst_s, "RED": red, "BS": bs,
+}
+
+
+def measure() -> dict[str, tuple[float, ...]]:
+    """The model's kernel milliseconds of each workload at each DPU count."""
+    return {name: tuple(run(dpus, np.random.default_rng(7)) for dpus in DPUS)
+            for name, run in WORKLOADS.items()}
+
+
+def rows(now: dict[str, tuple[float, ...]]) -> list[dict[str, object]]:
+    """A row per workload and DPU count: now / v2 against hardware / v2."""
+    result = []
+    for name, times in now.items():
+        for i, dpus in enumerate(DPUS):
+            ratio, hardware = times[i] / V2_MS[name][i], HARDWARE_OVER_V2[name][i]
+            result.append({"workload": name, "dpus": dpus, "modelled_ms": times[i],
+                           "v2_ms": V2_MS[name][i], "now_over_v2": ratio,
+                           "hardware_over_v2": hardware,
+                           "error_pct": 100.0 * (ratio / hardware - 1)})
+    return result
+
+
+def mean_error(table: list[dict[str, object]], dpus: int | None = None) -> float:
+    """Mean absolute error (%) over the rows, or over those at `dpus` DPUs."""
+    chosen = [abs(float(r["error_pct"])) for r in table  # type: ignore[arg-type]
+              if dpus is None or r["dpus"] == dpus]
+    return sum(chosen) / len(chosen)
+
+
+def joined(rows: list[dict[str, object]], key: str, form: str) -> str:
+    return " / ".join(format(r[key], form) for r in rows)
+
+
+def markdown(table: list[dict[str, object]]) -> str:
+    lines = ["| workload | now / v2 at 1 / 4 / 16 / 64 DPUs | hardware / v2 | error (%) |",
+             "|---|---|---|---|"]
+    for name in WORKLOADS:
+        mine = [r for r in table if r["workload"] == name]
+        lines.append(f"| {name} | {joined(mine, 'now_over_v2', '.2f')} "
+                     f"| {joined(mine, 'hardware_over_v2', '.2f')} "
+                     f"| {joined(mine, 'error_pct', '+.0f')} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", action="store_true", help="also print a markdown table")
+    parser.add_argument("--v2", action="store_true",
+                        help="print the kernel times only (to fill V2_MS on commit faae5d0)")
+    args = parser.parse_args()
+    now = measure()
+    if args.v2:
+        print("{" + ", ".join(f'"{k}": {v!r}' for k, v in now.items()) + "}")
+        return
+    table = rows(now)
+    for r in table:
+        print(f"  {r['workload']:<6} {r['dpus']:>2} DPU(s): modelled {r['modelled_ms']:8.3f} ms, "
+              f"v2 {r['v2_ms']:8.3f} ms, now / v2 {r['now_over_v2']:.3f}, hardware / v2 "
+              f"{r['hardware_over_v2']:.2f}: {r['error_pct']:+6.1f}%")
+    print(f"{len(table)} rows: mean absolute error {mean_error(table):.1f}%, at 64 DPUs "
+          f"{mean_error(table, 64):.1f}%")
+    if args.markdown:
+        print(markdown(table))
+
+
+if __name__ == "__main__":
+    main()
