@@ -1,4 +1,4 @@
-"""The kernel time of five PrIM-style workloads of our own at PrIM's sizes on 1, 4, 16 and
+"""The kernel time of six PrIM-style workloads of our own at PrIM's sizes on 1, 4, 16 and
 64 DPUs, launch included, against hardware.
 
 Issue 25 gives, for PrIM's workloads at 1, 4, 16 and 64 DPUs (16 tasklets, strong scaling
@@ -33,6 +33,7 @@ GEMV_ROWS, GEMV_COLS = 4096, 64  # int32, values below 50
 HST_PIXELS, HST_BINS = 524_288, 256  # 12-bit pixels
 RED_ELEMENTS = 2_097_152  # int64
 BS_ELEMENTS, BS_QUERIES = 131_072, 16_384  # int64: the array on every DPU, queries shared
+SCAN_ELEMENTS = 1_048_576  # int64, in two launches
 
 # Hardware time / v2's time of PrIM's kernels (issue 25), at 1, 4, 16 and 64 DPUs.
 HARDWARE_OVER_V2 = {
@@ -41,6 +42,7 @@ HARDWARE_OVER_V2 = {
     "HST-S": (0.67, 0.68, 0.68, 0.66),
     "RED": (1.34, 1.35, 1.33, 1.05),
     "BS": (0.87, 0.88, 0.88, 0.81),
+    "SCAN-SSA": (1.00, 1.01, 0.99, 0.77),  # its 64-DPU ratio set the launch's cost
 }
 # v2's kernel milliseconds of the same runs (this script with --v2, on faae5d0).
 V2_MS: dict[str, tuple[float, ...]] = {
@@ -49,6 +51,7 @@ V2_MS: dict[str, tuple[float, ...]] = {
     "HST-S": (64.78394, 16.274971428571426, 4.168471428571428, 1.270862857142857),
     "RED": (36.57380571428571, 9.22422857142857, 2.407834285714286, 0.8244857142857144),
     "BS": (128.8118514285714, 32.32144, 8.238242857142856, 2.3227257142857143),
+    "SCAN-SSA": (76.24871714285715, 19.218134285714285, 5.002488571428572, 1.6900771428571428),
 }
 
 Inputs = dict[str, np.ndarray | int]
@@ -114,8 +117,31 @@ def bs(dpus: int, rng: np.random.Generator) -> float:
                      {"sorted": values, "elements": BS_ELEMENTS, "rows": BS_QUERIES // dpus})
 
 
+def scan_ssa(dpus: int, rng: np.random.Generator) -> float:
+    """Both launches of the scan: each DPU's, then the DPUs' totals added (checked)."""
+    values = rng.integers(-1000, 1000, SCAN_ELEMENTS).astype(np.int64)
+    per_dpu = SCAN_ELEMENTS // dpus
+    with pim.DpuSet(dpus, backend="emulator") as group:
+        group.load(build("SCAN"))
+        group.scatter("values", shares(values, dpus))
+        group.broadcast("elements", np.uint32(per_dpu))
+        seconds = 0.0
+        for kernel in (0, 1):
+            if kernel == 1:
+                totals = group.gather("total", np.int64, 1)[:, 0]
+                before = np.concatenate(([0], np.cumsum(totals)[:-1])).astype(np.int64)
+                group.scatter("offset", before.reshape(dpus, 1))
+            group.broadcast("kernel", np.uint32(kernel))
+            group.launch()
+            seconds += group.estimate().seconds
+        if not np.array_equal(group.gather("sums", np.int64, per_dpu).reshape(-1),
+                              np.cumsum(values)):
+            raise SystemExit("the scan's result is wrong")
+    return seconds * 1e3
+
+
 WORKLOADS: dict[str, Callable[[int, np.random.Generator], float]] = {
-    "VA": va, "GEMV": gemv, "HST-S": hst_s, "RED": red, "BS": bs,
+    "VA": va, "GEMV": gemv, "HST-S": hst_s, "RED": red, "BS": bs, "SCAN-SSA": scan_ssa,
 }
 
 

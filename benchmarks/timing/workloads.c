@@ -20,6 +20,13 @@
  *              array's first and last 256-byte blocks, then a 256-byte probe at each
  *              midpoint, scanned for the value when its first value is not above it;
  *              -DPRINT_FOUND prints each value found, as PrIM's BS does
+ *   SCAN       the inclusive prefix sum of an int64 MRAM array in two launches
+ *              (SCAN-SSA's scheme): with `kernel` 0 each tasklet scans its 1 KiB blocks in
+ *              turn (an unrolled loop), the blocks' totals pass from tasklet to tasklet by
+ *              handshakes, a barrier ends each round, and each block gets the sums before
+ *              it and is written to `sums`; the DPU's total goes to `total`. With `kernel`
+ *              1 each element of `sums` gets `offset` (the totals of the DPUs before).
+ *              Every tasklet must have as many blocks as the others.
  *   TRANSPOSE  an in-place transposition of a `rows` x `cols` matrix of 64-byte tiles in
  *              MRAM by following the permutation's cycles (TRNS step 3's scheme): a flag
  *              per tile in MRAM, one mutex; a tasklet claims a tile by reading and
@@ -208,6 +215,60 @@ static void run(void)
         }
     }
     seen[id] = (uint64_t)hits;
+}
+#elif defined(WORKLOAD_SCAN)
+#include <handshake.h>
+#define VALUES (BLOCK / 8)
+__host uint32_t kernel;
+__host int64_t offset, total;
+__mram_noinit int64_t values[MAX_ELEMENTS / 4], sums[MAX_ELEMENTS / 4];
+__dma_aligned int64_t in_block[NR_TASKLETS][VALUES], out_block[NR_TASKLETS][VALUES];
+int64_t passed[NR_TASKLETS]; /* the blocks' sums before each tasklet's, this round */
+int64_t rounds_before;        /* the sum of the rounds before this one */
+BARRIER_INIT(round_end, NR_TASKLETS);
+
+static void add_to_block(int64_t *block, int64_t value)
+{
+#pragma unroll
+    for (uint32_t i = 0; i < VALUES; i++)
+        block[i] += value;
+}
+
+static void run(void)
+{
+    uint32_t id = me(), bytes = elements * 8;
+    __mram_ptr uint8_t *from = (__mram_ptr uint8_t *)values, *to = (__mram_ptr uint8_t *)sums;
+    if (kernel == 1) {
+        for (uint32_t at = id * BLOCK; at < bytes; at += NR_TASKLETS * BLOCK) {
+            mram_read(to + at, in_block[id], BLOCK);
+            add_to_block(in_block[id], offset);
+            mram_write(in_block[id], to + at, BLOCK);
+        }
+        return;
+    }
+    rounds_before = 0; /* every tasklet writes it before the first round's barrier */
+    for (uint32_t at = id * BLOCK; at < bytes; at += NR_TASKLETS * BLOCK) {
+        int64_t *in = in_block[id], *out = out_block[id], before = 0;
+        mram_read(from + at, in, BLOCK);
+        out[0] = in[0];
+#pragma unroll
+        for (uint32_t i = 1; i < VALUES; i++)
+            out[i] = out[i - 1] + in[i];
+        if (id > 0) {
+            handshake_wait_for(id - 1);
+            before = passed[id];
+        }
+        if (id < NR_TASKLETS - 1) {
+            passed[id + 1] = before + out[VALUES - 1];
+            handshake_notify();
+        }
+        barrier_wait(&round_end);
+        int64_t base = rounds_before + before;
+        add_to_block(out, base);
+        mram_write(out, to + at, BLOCK);
+        if (id == NR_TASKLETS - 1) /* the others read rounds_before before their DMA */
+            rounds_before = total = out[VALUES - 1];
+    }
 }
 #elif defined(WORKLOAD_TRANSPOSE)
 #define TILE_WORDS 8 /* 64 bytes */
