@@ -6,6 +6,7 @@ contention, waiting at a barrier for the others' modelled time, the launch's own
 host transfers, the clock and chip settings, the per-phase summary and the timeline."""
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -520,8 +521,10 @@ def test_a_direct_mram_access_costs_a_dma():
 
 def timing_benchmark(name: str) -> ModuleType:
     """benchmarks/timing/`name`.py, imported."""
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "timing" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
+    folder = Path(__file__).resolve().parent.parent / "benchmarks" / "timing"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))  # the scripts import one another, as when run
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -547,11 +550,13 @@ def test_prim_style_kernels_at_prims_sizes_on_1_to_64_dpus():
     4, 16 and 64 DPUs, launches included, and sets now / v2 beside hardware / v2 (issue 25;
     only SCAN-SSA's 64-DPU ratio had a part in setting a constant). Their mean error is 9.6%
     (15.1% at 64 DPUs, where the launch weighs most); the GEMV rows, which test the
-    multiply's mechanism, and the scan's are within 2% up to 16 DPUs."""
+    multiply's mechanism, and the scan's are within 2% up to 16 DPUs. With the transfers of
+    the same runs (prim_transfers.py), the whole runs' mean error is 7.4%."""
     prim_kernels = timing_benchmark("prim_kernels")
     table = prim_kernels.rows(prim_kernels.measure())
     assert len(table) == 24
     assert prim_kernels.mean_error(table) < 12, table
+    assert prim_kernels.mean_error(prim_kernels.whole_runs(table)) < 12
     assert all(abs(r["error_pct"]) < 35 for r in table), table
     exact = [r for r in table if r["workload"] in ("GEMV", "SCAN-SSA") and r["dpus"] <= 16]
     assert all(abs(r["error_pct"]) < 2 for r in exact), exact

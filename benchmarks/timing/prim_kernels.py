@@ -10,7 +10,9 @@ this script on that commit: ``--v2``). A mechanism that is right moves our workl
 the ratio hardware moved PrIM's, so each row's error is (now / v2) / (hardware / v2) - 1.
 Across the DPU counts a workload's share shrinks to a 64th, so the rows check the launch's
 own cost against the per-element costs (at 64 DPUs a kernel takes a few tenths of a
-millisecond, the launch about 0.1). No constant of the model was set from these rows.
+millisecond, the launch about 0.1). Only SCAN-SSA's 64-DPU ratio had a part in setting a
+constant (the launch's). With prim_transfers.py's rows of the same workloads, each run's
+whole time (its transfers and its kernel) is set beside the hardware's too.
 
     .venv/bin/python benchmarks/timing/prim_kernels.py [--markdown] [--v2]
 """
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import prim_transfers
 
 import pyupmem as pim
 
@@ -164,6 +167,23 @@ def rows(now: dict[str, tuple[float, ...]]) -> list[dict[str, object]]:
     return result
 
 
+def whole_runs(table: list[dict[str, object]]) -> list[dict[str, object]]:
+    """A row per workload and DPU count: the transfers (prim_transfers.rows()) and the kernel
+    together, the model's and the hardware's."""
+    transfers = prim_transfers.rows()
+    result = []
+    for r in table:
+        phases = [t for t in transfers
+                  if t["workload"] == r["workload"] and t["dpus"] == r["dpus"]]
+        hardware = float(r["hardware_over_v2"]) * float(r["v2_ms"])  # type: ignore[arg-type]
+        hardware += sum(float(t["hardware_ms"]) for t in phases)  # type: ignore[arg-type]
+        modelled = float(r["modelled_ms"])  # type: ignore[arg-type]
+        modelled += sum(float(t["modelled_ms"]) for t in phases)  # type: ignore[arg-type]
+        result.append({"workload": r["workload"], "dpus": r["dpus"], "modelled_ms": modelled,
+                       "hardware_ms": hardware, "error_pct": 100.0 * (modelled / hardware - 1)})
+    return result
+
+
 def mean_error(table: list[dict[str, object]], dpus: int | None = None) -> float:
     """Mean absolute error (%) over the rows, or over those at `dpus` DPUs."""
     chosen = [abs(float(r["error_pct"])) for r in table  # type: ignore[arg-type]
@@ -175,14 +195,16 @@ def joined(rows: list[dict[str, object]], key: str, form: str) -> str:
     return " / ".join(format(r[key], form) for r in rows)
 
 
-def markdown(table: list[dict[str, object]]) -> str:
-    lines = ["| workload | now / v2 at 1 / 4 / 16 / 64 DPUs | hardware / v2 | error (%) |",
-             "|---|---|---|---|"]
+def markdown(table: list[dict[str, object]], whole: list[dict[str, object]]) -> str:
+    lines = ["| workload | kernel: now / v2 at 1 / 4 / 16 / 64 DPUs | hardware / v2 | "
+             "kernel error (%) | whole run error (%) |", "|---|---|---|---|---|"]
     for name in WORKLOADS:
         mine = [r for r in table if r["workload"] == name]
+        runs = [r for r in whole if r["workload"] == name]
         lines.append(f"| {name} | {joined(mine, 'now_over_v2', '.2f')} "
                      f"| {joined(mine, 'hardware_over_v2', '.2f')} "
-                     f"| {joined(mine, 'error_pct', '+.0f')} |")
+                     f"| {joined(mine, 'error_pct', '+.0f')} "
+                     f"| {joined(runs, 'error_pct', '+.0f')} |")
     return "\n".join(lines)
 
 
@@ -201,10 +223,12 @@ def main() -> None:
         print(f"  {r['workload']:<6} {r['dpus']:>2} DPU(s): modelled {r['modelled_ms']:8.3f} ms, "
               f"v2 {r['v2_ms']:8.3f} ms, now / v2 {r['now_over_v2']:.3f}, hardware / v2 "
               f"{r['hardware_over_v2']:.2f}: {r['error_pct']:+6.1f}%")
+    whole = whole_runs(table)
     print(f"{len(table)} rows: mean absolute error {mean_error(table):.1f}%, at 64 DPUs "
-          f"{mean_error(table, 64):.1f}%")
+          f"{mean_error(table, 64):.1f}%; whole runs (transfers and kernel) "
+          f"{mean_error(whole):.1f}%, at 64 DPUs {mean_error(whole, 64):.1f}%")
     if args.markdown:
-        print(markdown(table))
+        print(markdown(table, whole))
 
 
 if __name__ == "__main__":
