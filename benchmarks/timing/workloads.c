@@ -1,9 +1,12 @@
 /* Workloads in the style of the PrIM benchmarks, written from their published
  * descriptions, each exercising one mechanism of the emulator's time model. WORKLOAD
  * selects one (compile with -DWORKLOAD_...):
- *   GEMV       y = A x over uint32 values in MRAM: each tasklet takes rows in turn, reads
- *              each row and x in blocks of ROW_BLOCK bytes (1 KiB unless defined: a
- *              row's bytes for shorter rows), multiplies and adds (the multiply's cost)
+ *   GEMV       y = A x over uint32 values in MRAM, rows of `cols` <= 256 values (PrIM
+ *              GEMV's scheme at its 64 columns; the multiply's cost): each tasklet takes its
+ *              own range of `rows`, two rows at a time; for each row it reads a whole 1 KiB
+ *              block from the row's start and x's first 1 KiB, multiply-adds the row's
+ *              values into its pair's result in WRAM through a pointer (a loop of run-time
+ *              length), and writes each pair's 8 bytes
  *   HISTOGRAM  a histogram of 4,096 bins in WRAM shared by all tasklets, one mutex taken
  *              for every element (HST-L's scheme; the mutex's contention)
  *   HISTOGRAM_PRIVATE  a histogram of `bins` bins per tasklet in WRAM, no mutex, each
@@ -56,28 +59,32 @@ BARRIER_INIT(start, NR_TASKLETS);
 BARRIER_INIT(stop, NR_TASKLETS);
 
 #if defined(WORKLOAD_GEMV)
-#if !defined(ROW_BLOCK)
-#define ROW_BLOCK BLOCK
-#endif
 __mram_noinit uint32_t matrix[MAX_ELEMENTS];
-__mram_noinit uint32_t vector[4096];
-__mram_noinit uint32_t output[4096];
-__dma_aligned uint32_t row_block[NR_TASKLETS][ROW_BLOCK / 4], x_block[NR_TASKLETS][ROW_BLOCK / 4];
-__dma_aligned uint32_t y_out[NR_TASKLETS][2];
+__mram_noinit uint32_t vector[BLOCK / 4];
+__mram_noinit uint32_t output[MAX_ELEMENTS / 64];
+__dma_aligned uint32_t row_block[NR_TASKLETS][BLOCK / 4], x_block[NR_TASKLETS][BLOCK / 4];
+__dma_aligned uint32_t pair[NR_TASKLETS][2];
+
+/* Not inlined: the result goes through memory, as through pointers the compiler cannot tell
+ * apart (PrIM's WRAM buffers come from mem_alloc). */
+static __attribute__((noinline)) void multiply_add(uint32_t *into, const uint32_t *row,
+                                                  const uint32_t *x, uint32_t count)
+{
+    for (uint32_t j = 0; j < count; j++)
+        *into += row[j] * x[j];
+}
 
 static void run(void)
 {
-    uint32_t id = me(), per_block = ROW_BLOCK / 4;
-    for (uint32_t r = id; r < rows; r += NR_TASKLETS) {
-        uint32_t sum = 0;
-        for (uint32_t c = 0; c < cols; c += per_block) {
-            mram_read(&matrix[r * cols + c], row_block[id], ROW_BLOCK);
-            mram_read(&vector[c], x_block[id], ROW_BLOCK);
-            for (uint32_t k = 0; k < per_block; k++)
-                sum += row_block[id][k] * x_block[id][k];
+    uint32_t id = me(), per = rows / NR_TASKLETS, first = id * per;
+    for (uint32_t r = first; r < first + per; r += 2) {
+        pair[id][0] = pair[id][1] = 0;
+        for (uint32_t at = 0; at < 2; at++) {
+            mram_read(&matrix[(r + at) * cols], row_block[id], BLOCK);
+            mram_read(vector, x_block[id], BLOCK);
+            multiply_add(&pair[id][at], row_block[id], x_block[id], cols);
         }
-        y_out[id][0] = sum;
-        mram_write(y_out[id], &output[r & ~1u], 8);
+        mram_write(pair[id], &output[r], 8);
     }
 }
 #elif defined(WORKLOAD_HISTOGRAM)
