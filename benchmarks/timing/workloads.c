@@ -11,7 +11,9 @@
  *              for every element (HST-L's scheme; the mutex's contention)
  *   HISTOGRAM_PRIVATE  a histogram of `bins` bins per tasklet in WRAM, no mutex, each
  *              12-bit pixel's bin found by a multiply by the bin count (HST-S's scheme;
- *              the multiply's cost by the smaller operand)
+ *              the multiply's cost by the smaller operand); then each tasklet sums its
+ *              share of the bins over the tasklets' histograms, and tasklet 0 writes the
+ *              sums to `merged`
  *   REDUCE     the int64 sum of an MRAM array, 1 KiB blocks per tasklet in turn, then a
  *              tree over the tasklets (the DMA engine and the pipeline together);
  *              -DDMA_ONLY reads the same blocks and adds nothing
@@ -111,18 +113,32 @@ static void run(void)
 #define MAX_BINS 256
 __host uint32_t bins;
 __mram_noinit uint32_t input[MAX_ELEMENTS];
+__mram_noinit uint32_t merged[MAX_BINS];
 __dma_aligned uint32_t block[NR_TASKLETS][BLOCK / 4];
-uint32_t histograms[NR_TASKLETS][MAX_BINS];
+__dma_aligned uint32_t histograms[NR_TASKLETS][MAX_BINS];
+BARRIER_INIT(counted, NR_TASKLETS);
 
 static void run(void)
 {
     uint32_t id = me(), per_block = BLOCK / 4, count = bins;
     uint32_t *histogram = histograms[id];
+    for (uint32_t i = 0; i < count; i++)
+        histogram[i] = 0;
     for (uint32_t at = id * per_block; at < elements; at += NR_TASKLETS * per_block) {
         mram_read(&input[at], block[id], BLOCK);
         for (uint32_t k = 0; k < per_block; k++)
             histogram[(block[id][k] * count) >> 12]++;
     }
+    barrier_wait(&counted);
+    for (uint32_t i = id; i < count; i += NR_TASKLETS) { /* each tasklet merges its bins */
+        uint32_t sum = 0;
+        for (uint32_t t = 0; t < NR_TASKLETS; t++)
+            sum += histograms[t][i];
+        histograms[0][i] = sum;
+    }
+    barrier_wait(&counted);
+    if (id == 0)
+        mram_write(histograms[0], merged, count * 4);
 }
 #elif defined(WORKLOAD_REDUCE)
 __mram_noinit int64_t input[MAX_ELEMENTS / 2];
