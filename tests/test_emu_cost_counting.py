@@ -168,3 +168,28 @@ def test_a_dma_call_counts_as_the_dpus_one_ldma():
     other = assembly.replace("__dpurt_mram_read", "g")
     lines = [line.strip() for line in cost_as.instrument(other)[0].splitlines()]
     assert lines[lines.index("f:") + 1] == "leaq\t5(%r15), %r15"  # any other call pays all
+
+
+def test_a_run_with_a_multiply_adds_its_own_cost_in_the_multiplys_lea():
+    """The run's cost goes into the displacement of the multiply's run-time lea instead of a
+    lea of its own: one add fewer on the counter's dependency chain in a multiply loop, the
+    same count. After a direct MRAM access has published the count, the run keeps its own
+    lea at its start, so the published count includes what came before; so does a run whose
+    multiply is an 8-bit product (one instruction, no run-time lea)."""
+    loop = (
+        "\t.text\nf:\n.L2:\n\tmovl\t(%rdi), %eax\n\timull\t%esi, %eax\n\taddl\t%eax, %edx\n"
+        "\taddl\t$4, %edi\n\tcmpl\t%ecx, %edi\n\tjne\t.L2\n\tret\n"
+    )
+    lines = [line.strip() for line in cost_as.instrument(loop)[0].splitlines()]
+    counter_adds = [line for line in lines if line.endswith("%r15") and "leaq" in line]
+    # load 1, multiply 8 + 1 + a step per bit, add 1, step 1, compare and branch 1, index 1
+    assert counter_adds[0] == "leaq\t14(%r15,%rcx,1), %r15"
+    assert lines.index(counter_adds[0]) > lines.index(".L2:") + 1  # not at the run's start
+    direct = loop.replace("\tmovl\t(%rdi), %eax\n", "\tmovl\t%gs:(%rdi), %eax\n")
+    lines = [line.strip() for line in cost_as.instrument(direct)[0].splitlines()]
+    assert lines[lines.index(".L2:") + 1].startswith("leaq\t")  # its own lea, first
+    assert any(line.startswith("leaq\t9(%r15,") for line in lines)  # the multiply's as it was
+    two_bytes = "\tmovzbl\t(%rdi), %eax\n\tmovzbl\t1(%rdi), %esi\n"
+    bytes_only = loop.replace("\tmovl\t(%rdi), %eax\n", two_bytes)
+    lines = [line.strip() for line in cost_as.instrument(bytes_only)[0].splitlines()]
+    assert lines[lines.index(".L2:") + 1] == "leaq\t7(%r15), %r15"  # an 8-bit product: no lea

@@ -526,6 +526,13 @@ def _jump_targets(assembly: str) -> set[str]:
     return targets
 
 
+def _add_to_lea(line: str, cost: int) -> str:
+    """A prologue's ``leaq N(%r15,%reg,k), %r15`` with `cost` more in its displacement."""
+    head, _, rest = line.partition("leaq\t")
+    displacement, _, operands = rest.partition("(")
+    return f"{head}leaq\t{int(displacement) + cost}({operands}"
+
+
 def instrument(assembly: str) -> tuple[str, int]:
     """The assembly with cost counting added; also how many runs were counted."""
     out: list[str] = []
@@ -540,13 +547,23 @@ def instrument(assembly: str) -> tuple[str, int]:
     stepped: set[str] = set()  # registers the current run steps by a constant
     pointers: set[str] = set()  # registers the current run addresses memory through alone
     constant_arguments: dict[str, int] = {}  # argument register -> cost of the constant move
+    # Index in `out` of the first run-time count's lea of the current run (a multiply's or
+    # a division's), unless the run published its count before it: the run's own cost is
+    # added there rather than by a lea of its own, one add fewer on the counter's chain.
+    fold_into: int | None = None
+    published = False  # the current run published its count (a direct MRAM access)
 
     def close_run() -> None:
-        nonlocal insert_at, cost, runs, run_label
-        if insert_at is not None and cost > 0:
+        nonlocal insert_at, cost, runs, run_label, fold_into, published
+        if fold_into is not None and cost > 0:
+            out[fold_into] = _add_to_lea(out[fold_into], cost)
+            runs += 1
+        elif insert_at is not None and cost > 0:
             out.insert(insert_at, f"\tleaq\t{cost}({COUNTER}), {COUNTER}")
             runs += 1
         insert_at = None
+        fold_into = None
+        published = False
         cost = 0
         byte_registers.clear()
         run_label = None
@@ -594,6 +611,7 @@ def instrument(assembly: str) -> tuple[str, int]:
             # first, since the runtime charges the DMA at the tasklet's clock.
             out.append(f"\tmovq\t{COUNTER}, {PUBLISHED}(%rip)")
             out.append(f"\tcall\t__dpurt_direct_mram_{direct}")
+            published = True
         counted = multiply_cost(operand_text, byte_registers) if mnemonic == "imull" else None
         if counted is None:
             counted = division_cost(mnemonic, operand_text)
@@ -616,6 +634,9 @@ def instrument(assembly: str) -> tuple[str, int]:
             cost += instruction_cost(mnemonic, operand_text)
         else:
             prologue, static = counted
+            adds = [i for i, text in enumerate(prologue) if text.endswith(f", {COUNTER}")]
+            if adds and fold_into is None and not published:
+                fold_into = len(out) + adds[0]
             out.extend(prologue)
             cost += static
         _track_byte_registers(mnemonic, operand_text, byte_registers)
