@@ -5,8 +5,9 @@ Issue 25 gives, for PrIM's workloads at 1, 4, 16 and 64 DPUs (16 tasklets, stron
 at the sizes of uPIMulator's README), the hardware's kernel time as a ratio to what the
 time model v2 (commit faae5d0) gave. workloads.c's kernels of the same schemes run here at
 those sizes, each DPU its share, and the model's time of the launch (its slowest DPU and
-the launch's own cost) is set beside v2's time of the same run (`V2_MS`, measured with
-this script on that commit: ``--v2``). A mechanism that is right moves our workload by
+the launch's own cost) is set beside v2's time of the same run (`V2_MS`: this script with
+``--v2`` and that commit's pyupmem first on the path, ``PYTHONPATH=<a worktree of
+faae5d0>``). A mechanism that is right moves our workload by
 the ratio hardware moved PrIM's, so each row's error is (now / v2) / (hardware / v2) - 1.
 Across the DPU counts a workload's share shrinks to a 64th, so the rows check the launch's
 own cost against the per-element costs (at 64 DPUs a kernel takes a few tenths of a
@@ -47,7 +48,7 @@ HARDWARE_OVER_V2 = {
     "BS": (0.87, 0.88, 0.88, 0.81),
     "SCAN-SSA": (1.00, 1.01, 0.99, 0.77),  # its 64-DPU ratio set the launch's cost
 }
-# v2's kernel milliseconds of the same runs (this script with --v2, on faae5d0).
+# v2's kernel milliseconds of the same runs (this script with --v2 on faae5d0's pyupmem).
 V2_MS: dict[str, tuple[float, ...]] = {
     "VA": (57.82201428571429, 14.533145714285713, 3.7319285714285715, 1.172402857142857),
     "GEMV": (23.009042857142855, 5.831728571428571, 1.5582142857142858, 0.6534399999999999),
