@@ -44,6 +44,14 @@ def build(workload: str, *defines: str, tasklets: int = TASKLETS) -> pim.Program
     )
 
 
+def counted_estimate(dpus: pim.DpuSet) -> pim.KernelEstimate:
+    """The estimate of the last launch on `dpus`, whose program counted its instructions."""
+    estimate = dpus.estimate()
+    if not estimate.counted:
+        raise SystemExit("the workloads were built without cost counting (x86-64 only)")
+    return estimate
+
+
 def run(program: pim.Program, nr_dpus: int = 1, **inputs: np.ndarray | int) -> tuple[int, tuple]:
     """Launches `program` once; returns tasklet 0's measured cycles, the launch's estimate
     and each tasklet's last perfcounter reading (`seen`)."""
@@ -52,9 +60,7 @@ def run(program: pim.Program, nr_dpus: int = 1, **inputs: np.ndarray | int) -> t
         for name, value in inputs.items():
             dpus.broadcast(name, np.uint32(value) if isinstance(value, int) else value)
         dpus.launch()
-        estimate = dpus.estimate()
-        if not estimate.counted:
-            raise SystemExit("the workloads were built without cost counting (x86-64 only)")
+        estimate = counted_estimate(dpus)
         cycles = int(dpus.gather("cycles", np.uint64, 1)[0, 0])
         seen = dpus.gather("seen", np.uint64, TASKLETS)[0]
         return cycles, (estimate, seen)

@@ -22,15 +22,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import prim_transfers
+from mechanisms import build, counted_estimate
 
 import pyupmem as pim
 
-HERE = Path(__file__).resolve().parent
-TASKLETS = 16
 DPUS = (1, 4, 16, 64)
 VA_ELEMENTS = 2_097_152  # int32
 GEMV_ROWS, GEMV_COLS = 4096, 64  # int32, values below 50
@@ -61,12 +59,6 @@ V2_MS: dict[str, tuple[float, ...]] = {
 Inputs = dict[str, np.ndarray | int]
 
 
-def build(workload: str, *defines: str) -> pim.Program:
-    macros = {f"WORKLOAD_{workload}": None, **{d: None for d in defines}}
-    return pim.build_program(HERE / "workloads.c", nr_tasklets=TASKLETS, defines=macros,
-                             debug=False, name=f"{workload.lower()}-prim", backend="emulator")
-
-
 def shares(values: np.ndarray, dpus: int) -> np.ndarray:
     """`values` cut into one equal share per DPU (the first axis the DPU)."""
     return values.reshape(dpus, -1)
@@ -82,10 +74,7 @@ def kernel_ms(program: pim.Program, dpus: int, scattered: Inputs, broadcast: Inp
         for name, value in broadcast.items():
             group.broadcast(name, np.uint32(value) if isinstance(value, int) else value)
         group.launch()
-        estimate = group.estimate()
-        if not estimate.counted:
-            raise SystemExit("the workloads were built without cost counting (x86-64 only)")
-        return estimate.seconds * 1e3
+        return counted_estimate(group).seconds * 1e3
 
 
 def va(dpus: int, rng: np.random.Generator) -> float:
@@ -137,7 +126,7 @@ def scan_ssa(dpus: int, rng: np.random.Generator) -> float:
                 group.scatter("offset", before.reshape(dpus, 1))
             group.broadcast("kernel", np.uint32(kernel))
             group.launch()
-            seconds += group.estimate().seconds
+            seconds += counted_estimate(group).seconds
         if not np.array_equal(group.gather("sums", np.int64, per_dpu).reshape(-1),
                               np.cumsum(values)):
             raise SystemExit("the scan's result is wrong")
