@@ -1,4 +1,4 @@
-"""The kernel time of six PrIM-style workloads of our own at PrIM's sizes on 1, 4, 16 and
+"""The kernel time of seven PrIM-style workloads of our own at PrIM's sizes on 1, 4, 16 and
 64 DPUs, launch included, against hardware.
 
 Issue 25 gives, for PrIM's workloads at 1, 4, 16 and 64 DPUs (16 tasklets, strong scaling
@@ -36,6 +36,8 @@ HST_PIXELS, HST_BINS = 524_288, 256  # 12-bit pixels
 RED_ELEMENTS = 2_097_152  # int64
 BS_ELEMENTS, BS_QUERIES = 131_072, 16_384  # int64: the array on every DPU, queries shared
 SCAN_ELEMENTS = 1_048_576  # int64, in two launches
+TRNS_TILES, TRNS_TILE_ROWS, TRNS_COLS = 128, 4, 8  # M_, m, n: a DPU's 512 x 8 int64 a round
+TRNS_ROUNDS_ON_ONE = 64  # N_: the column blocks, as many rounds as DPUs fall short of it
 
 # Hardware time / v2's time of PrIM's kernels (issue 25), at 1, 4, 16 and 64 DPUs.
 HARDWARE_OVER_V2 = {
@@ -45,6 +47,7 @@ HARDWARE_OVER_V2 = {
     "RED": (1.34, 1.35, 1.33, 1.05),
     "BS": (0.87, 0.88, 0.88, 0.81),
     "SCAN-SSA": (1.00, 1.01, 0.99, 0.77),  # its 64-DPU ratio set the launch's cost
+    "TRNS": (0.75, 0.77, 0.71, 0.65),
 }
 # v2's kernel milliseconds of the same runs (this script with --v2 on faae5d0's pyupmem).
 V2_MS: dict[str, tuple[float, ...]] = {
@@ -54,6 +57,7 @@ V2_MS: dict[str, tuple[float, ...]] = {
     "RED": (36.57380571428571, 9.22422857142857, 2.407834285714286, 0.8244857142857144),
     "BS": (128.8118514285714, 32.32144, 8.238242857142856, 2.3227257142857143),
     "SCAN-SSA": (76.24871714285715, 19.218134285714285, 5.002488571428572, 1.6900771428571428),
+    "TRNS": (55.0069485714285, 16.35021714285715, 6.8540342857142855, 4.563988571428571),
 }
 
 Inputs = dict[str, np.ndarray | int]
@@ -133,8 +137,34 @@ def scan_ssa(dpus: int, rng: np.random.Generator) -> float:
     return seconds * 1e3
 
 
+def trns(dpus: int, rng: np.random.Generator) -> float:
+    """Steps 2 and 3 of each round (N_ / DPUs rounds, a DPU's block of columns each): the
+    flags cleared every round, step 3's start counter set only before the first (checked:
+    the first round transposes)."""
+    m, n, tiles = TRNS_TILE_ROWS, TRNS_COLS, TRNS_TILES
+    blocks = rng.integers(-1000, 1000, (dpus, tiles * m, n)).astype(np.int64)
+    seconds = 0.0
+    with pim.DpuSet(dpus, backend="emulator") as group:
+        group.load(build("TRANSPOSE_STEPS"))
+        for name, value in (("rows", tiles), ("cols", n), ("tile_rows", m), ("next_start", 0)):
+            group.broadcast(name, np.uint32(value))
+        for round_ in range(TRNS_ROUNDS_ON_ONE // dpus):
+            group.scatter("matrix", blocks.reshape(dpus, -1))
+            group.broadcast("done_bits", np.zeros(tiles * n // 8 + 1, np.uint64))
+            for kernel in (0, 1):
+                group.broadcast("kernel", np.uint32(kernel))
+                group.launch()
+                seconds += counted_estimate(group).seconds
+            if round_ == 0 and not np.array_equal(
+                    group.gather("matrix", np.int64, tiles * m * n),
+                    blocks.transpose(0, 2, 1).reshape(dpus, -1)):
+                raise SystemExit("the transposition's result is wrong")
+    return seconds * 1e3
+
+
 WORKLOADS: dict[str, Callable[[int, np.random.Generator], float]] = {
     "VA": va, "GEMV": gemv, "HST-S": hst_s, "RED": red, "BS": bs, "SCAN-SSA": scan_ssa,
+    "TRNS": trns,
 }
 
 

@@ -37,6 +37,14 @@
  *              per tile in MRAM, one mutex; a tasklet claims a tile by reading and
  *              setting its flag and reading the tile, all under the mutex, then writes
  *              the tile it carries in its place (a mutex held across DMAs)
+ *   TRANSPOSE_STEPS  steps 2 and 3 of a three-step in-place transposition (TRNS's scheme)
+ *              of a matrix of `rows` x `cols` tiles of `tile_rows` int64 values each: with
+ *              `kernel` 0 each tasklet transposes whole tiles of `tile_rows` x `cols` in
+ *              WRAM (an index by a division and two multiplies), with `kernel` 1 the
+ *              tasklets take start tiles from a counter under one mutex and follow the
+ *              permutation's cycles, reading each tile before they claim it by its bit in
+ *              an 8-byte MRAM word under another mutex (the tile's DMAs outside it). Only
+ *              the host sets the counter (`next_start`), as only a load sets TRNS's.
  *   EQUAL      the same compute loop in every tasklet, each reading the performance
  *              counter at its end (perfcounter at 16 tasklets)
  *   EMPTY      nothing (the launch's own cost)
@@ -336,6 +344,76 @@ static void run(void)
             at = to;
         }
     }
+}
+#elif defined(WORKLOAD_TRANSPOSE_STEPS)
+#define MAX_TILE_VALUES 64
+__host uint32_t kernel, tile_rows;
+__host uint32_t next_start; /* step 3's next start tile */
+__mram_noinit int64_t matrix[MAX_ELEMENTS / 8];
+__mram_noinit uint64_t done_bits[MAX_ELEMENTS / 64];
+__dma_aligned int64_t data[NR_TASKLETS][MAX_TILE_VALUES], copy[NR_TASKLETS][MAX_TILE_VALUES];
+__dma_aligned uint64_t bits[NR_TASKLETS];
+MUTEX_INIT(start_lock);
+MUTEX_INIT(done_lock);
+
+static void transpose_tiles(uint32_t id) /* step 2: tile_rows x cols -> cols x tile_rows */
+{
+    uint32_t m = tile_rows, n = cols, values = m * n;
+    for (uint32_t tile = id; tile < rows; tile += NR_TASKLETS) {
+        mram_read(&matrix[tile * values], data[id], values * 8);
+        for (uint32_t i = 0; i < values; i++)
+            copy[id][i * m - (values - 1) * (i / n)] = data[id][i];
+        mram_write(copy[id], &matrix[tile * values], values * 8);
+    }
+}
+
+static uint32_t take_start(void)
+{
+    mutex_lock(start_lock);
+    uint32_t tile = next_start++;
+    mutex_unlock(start_lock);
+    return tile;
+}
+
+/* Whether `tile` was moved already; with `set`, marks it moved. */
+static int moved(uint32_t tile, uint32_t id, int set)
+{
+    mutex_lock(done_lock);
+    mram_read(&done_bits[tile / 8], &bits[id], 8);
+    int was = (int)((bits[id] >> (tile % 8)) & 1);
+    if (set) {
+        bits[id] |= 1ull << (tile % 8);
+        mram_write(&bits[id], &done_bits[tile / 8], 8);
+    }
+    mutex_unlock(done_lock);
+    return was;
+}
+
+static void follow_cycles(uint32_t id) /* step 3: tile (r, c) of rows x cols goes to (c, r) */
+{
+    uint32_t m = tile_rows, last = rows * cols - 1, bytes = m * 8;
+    for (uint32_t tile = take_start(); tile < last; tile = take_start()) {
+        uint32_t next = tile * rows - last * (tile / cols);
+        if (next == tile)
+            continue;
+        mram_read(&matrix[tile * m], data[id], bytes);
+        for (int done = moved(tile, id, 0); !done; next = next * rows - last * (next / cols)) {
+            mram_read(&matrix[next * m], copy[id], bytes);
+            done = moved(next, id, 1);
+            if (!done)
+                mram_write(data[id], &matrix[next * m], bytes);
+            for (uint32_t i = 0; i < m; i++)
+                data[id][i] = copy[id][i];
+        }
+    }
+}
+
+static void run(void)
+{
+    if (kernel == 0)
+        transpose_tiles(me());
+    else
+        follow_cycles(me());
 }
 #elif defined(WORKLOAD_EQUAL)
 static void run(void)
