@@ -44,6 +44,16 @@ def test_a_tasklet_that_reaches_its_switch_points_is_not_preempted():
     assert int(dpu["seen"].split(",")[1]) > 0  # tasklet 1 ran, at tasklet 0's DMAs
 
 
+def test_each_tasklet_keeps_its_own_floating_point_rounding_mode():
+    """A tasklet switch saves and restores MXCSR and the x87 control word, so a mode one
+    tasklet sets stays its own across its DMAs, and the others keep theirs."""
+    (dpu,) = run_mode(8)
+    assert dpu["result"] == "0"  # no tasklet found its modes changed after a switch
+    nearest_or_up, down_or_zero = "1051372203", "1051372202"  # 0x3eaaaaab, 0x3eaaaaaa
+    expected = [nearest_or_up, down_or_zero, nearest_or_up, down_or_zero]
+    assert dpu["seen"].split(",") == [expected[t % 4] for t in range(TASKLETS)]
+
+
 def test_default_schedule_is_deterministic():
     first = run_mode(3, nr_dpus=4)
     assert len({row["result"] for row in first}) == 1  # every DPU interleaves the same way

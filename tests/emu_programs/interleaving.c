@@ -10,6 +10,10 @@
  *   7  tasklet 0 computes in short stretches between DMAs while tasklet 1 runs DMAs and
  *      checks that it only ever sees tasklet 0 at a DMA (`result` 1 if it saw it mid-way,
  *      seen[1] its rounds): a tasklet that reaches switch points is not preempted.
+ *   8  each tasklet sets its own SSE and x87 rounding mode (id % 4: nearest, down, up,
+ *      toward zero), then checks them after each of its DMAs (`result` counts the
+ *      changes it found) and leaves the bits of 1.0f / 3.0f in seen[id]: a tasklet's
+ *      floating-point modes are its own, as the switch keeps them.
  */
 #include <atomic_bit.h>
 #include <barrier.h>
@@ -42,6 +46,21 @@ __dma_aligned uint8_t large[2048];
 
 _Static_assert(sizeof(ATOMIC_BIT_GET(locks)) == NR_LOCKS, "ATOMIC_BIT_INIT(x)[N] is an array");
 _Static_assert(sizeof(barrier_t) == 4, "barrier_t is the SDK's four bytes");
+
+/* The emulator's host: each tasklet's MXCSR and x87 control words (mode 8). */
+static uint32_t sse_control(void)
+{
+    uint32_t word;
+    __asm__ volatile("stmxcsr %0" : "=m"(word));
+    return word;
+}
+
+static uint16_t x87_control(void)
+{
+    uint16_t word;
+    __asm__ volatile("fnstcw %0" : "=m"(word));
+    return word;
+}
 
 static void dma(void)
 {
@@ -129,6 +148,25 @@ int main(void)
             }
         }
         break;
+    case 8: {
+        uint32_t rounding = id % 4; /* the RC field's encoding in both control words */
+        uint32_t sse = (sse_control() & ~0x6000u) | rounding << 13;
+        uint16_t x87 = (uint16_t)((x87_control() & ~0x0c00u) | rounding << 10);
+        __asm__ volatile("ldmxcsr %0" : : "m"(sse));
+        __asm__ volatile("fldcw %0" : : "m"(x87));
+        volatile float one = 1.0f;
+        float third = 0.0f;
+        uint32_t changed = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            dma();
+            changed += sse_control() != sse || x87_control() != x87;
+            third = one / 3.0f;
+        }
+        __builtin_memcpy(&seen[id], &third, sizeof(third));
+        barrier_wait(&start);
+        __atomic_fetch_add(&result, changed, __ATOMIC_RELAXED);
+        break;
+    }
     case 6: {
         uint8_t *first = &ATOMIC_BIT_GET(locks)[id % NR_LOCKS];
         uint8_t *second = &ATOMIC_BIT_GET(locks)[(id + 1) % NR_LOCKS];

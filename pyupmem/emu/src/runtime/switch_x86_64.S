@@ -13,16 +13,19 @@ __dpurt_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    pushq $0               /* the control words' slot, its last two bytes zero */
+    subq $8, %rsp          /* the control words' slot */
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
-    movq (%rsp), %rax      /* both control words, to tell whether the next one differs */
+    /* Each word read back at its own store's width: a load that spans several stores
+     * cannot be forwarded from them and waits for them to retire. */
+    movl (%rsp), %eax
+    movzwl 4(%rsp), %edx
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    cmpq (%rsp), %rax
-    je 1f                  /* the same modes (nearly always): no slow reload */
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
+    cmpl (%rsp), %eax
+    jne 2f
+    cmpw 4(%rsp), %dx
+    jne 2f                 /* the same modes (nearly always): no slow reload */
 1:
     addq $8, %rsp
     popq %r15
@@ -32,6 +35,10 @@ __dpurt_switch:
     popq %rbx
     popq %rbp
     ret
+2:
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    jmp 1b
     .size __dpurt_switch, .-__dpurt_switch
 
 /* First code of a new tasklet: r12 holds the argument, r13 the entry function. */

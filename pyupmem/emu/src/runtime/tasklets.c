@@ -277,7 +277,7 @@ static void reset_context(unsigned id)
     /* The frame __dpurt_switch pops: MXCSR/x87 word, r15..r12, rbx, rbp, return address.
      * After `ret`, rsp is 16-aligned, as the trampoline's call expects. */
     uint64_t *frame = (uint64_t *)top - 8;
-    uint32_t control[2] = {0, 0}; /* as __dpurt_switch saves them: the rest zero */
+    uint32_t control[2] = {0, 0}; /* as __dpurt_switch saves them */
     __asm__ volatile("stmxcsr %0" : "=m"(control[0]));
     __asm__ volatile("fnstcw %0" : "=m"(control[1]));
     memset(frame, 0, 8 * sizeof(uint64_t));
