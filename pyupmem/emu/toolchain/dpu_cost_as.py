@@ -41,7 +41,9 @@ b))`` issue cycles to the count at run time (the call, the operand swap, clearin
 accumulator, the steps, the result's move, the return). A product of two operands that
 the same run of code loaded or extended from bytes is one DPU instruction
 (``mul_ul_ul``, ``mul_sl_sl``...), as the DPU compiler emits for 8-bit types. The
-inserted code saves its scratch register in the red zone, which the program leaves free
+inserted code needs a scratch register: one that gcc's code writes afresh after the
+``imull``, in the same run, before anything reads it (a dead register, so nothing is
+saved), or else one it saves in the red zone, which the program leaves free
 (``-mno-red-zone``) and which signal delivery skips; it clobbers the flags just before
 the ``imull``, which clobbers them anyway.
 
@@ -334,10 +336,26 @@ def _low32(family: str) -> str:
     return f"%{family}d" if family[1:].isdigit() else "%e" + family[1:]
 
 
-def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str], int] | None:
+def _scratch(
+    count: int, used: set[str], dead: tuple[str, ...]
+) -> tuple[list[str], list[str], list[str]]:
+    """`count` scratch registers for a counting sequence, none of `used`: dead ones first,
+    then others saved in the red zone. Returns the registers and the lines that save and
+    restore the saved ones."""
+    free = [f for f in dead if f not in used][:count]
+    saved = [f for f in SCRATCH if f not in used and f not in free][: count - len(free)]
+    save = [f"\tmovq\t%{f}, -{8 * (i + 1)}(%rsp)" for i, f in enumerate(saved)]
+    restore = [f"\tmovq\t-{8 * (i + 1)}(%rsp), %{f}" for i, f in reversed(list(enumerate(saved)))]
+    return free + saved, save, restore
+
+
+def multiply_cost(
+    operand_text: str, byte_registers: set[str], dead: tuple[str, ...] = ()
+) -> tuple[list[str], int] | None:
     """The counting of a 32-bit ``imull SRC, DST``: host instructions to put before it and
     the static cost that remains; None where the multiply is not of two variables (by a
-    constant, or the one-operand widening form), which COSTS prices."""
+    constant, or the one-operand widening form), which COSTS prices. `dead` names
+    registers that hold nothing live there (:func:`dead_registers`)."""
     operands = _split_operands(operand_text)
     if len(operands) != 2 or operands[0].startswith("$") or not operands[1].startswith("%"):
         return None
@@ -346,11 +364,10 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         source.startswith("%") and register_family(source) in byte_registers
     ):
         return [], 1  # an 8-bit product: one mul_ul_ul / mul_sl_sl instruction
-    used = _families(operand_text)
-    scratch = next(f for f in SCRATCH if f not in used)
+    (scratch,), save, restore = _scratch(1, _families(operand_text), dead)
     low = _low32(scratch)
     return [
-        f"\tmovq\t%{scratch}, -8(%rsp)",
+        *save,
         f"\tmovl\t{source}, {low}",
         f"\tcmpl\t{destination}, {low}",
         f"\tcmoval\t{destination}, {low}",  # the smaller operand, unsigned
@@ -358,20 +375,22 @@ def multiply_cost(operand_text: str, byte_registers: set[str]) -> tuple[list[str
         f"\tbsrl\t{low}, {low}",  # its bit length minus one
         f"\tleaq\t{MULSI3_FIXED + MUL_STEP_CYCLES}({COUNTER},%{scratch},{MUL_STEP_CYCLES}),"
         f" {COUNTER}",  # one per bit
-        f"\tmovq\t-8(%rsp), %{scratch}",
+        *restore,
     ], int(_is_memory(source))  # a memory operand: its load is a DPU instruction
 
 
-def division_cost(mnemonic: str, operand_text: str) -> tuple[list[str], int] | None:
+def division_cost(
+    mnemonic: str, operand_text: str, dead: tuple[str, ...] = ()
+) -> tuple[list[str], int] | None:
     """The counting of a 32-bit ``divl SRC`` / ``idivl SRC`` (dividend in eax): host
     instructions to put before it and the static cost that remains; None for any other
-    division (64-bit ones keep their calibrated cost)."""
+    division (64-bit ones keep their calibrated cost). `dead` as for
+    :func:`multiply_cost`."""
     operands = _split_operands(operand_text)
     if mnemonic not in ("divl", "idivl") or len(operands) != 1:
         return None
     source = operands[0]
-    used = _families(operand_text) | {"rax", "rdx"}
-    first, second = [f for f in SCRATCH if f not in used][:2]
+    (first, second), save, restore = _scratch(2, _families(operand_text) | {"rax", "rdx"}, dead)
     low1, low2 = _low32(first), _low32(second)
     signed = mnemonic == "idivl"
 
@@ -389,8 +408,7 @@ def division_cost(mnemonic: str, operand_text: str) -> tuple[list[str], int] | N
     if source.startswith("%") and register_family(source) in ("rax", "rdx"):
         return None  # not emitted by gcc for a C division; keep the flat cost
     return [
-        f"\tmovq\t%{first}, -8(%rsp)",
-        f"\tmovq\t%{second}, -16(%rsp)",
+        *save,
         *magnitude("%eax", low1),
         f"\torl\t$1, {low1}",
         f"\tbsrl\t{low1}, {low1}",
@@ -402,8 +420,7 @@ def division_cost(mnemonic: str, operand_text: str) -> tuple[list[str], int] | N
         f"\tcmovsl\t{low2}, {low1}",
         f"\tmovslq\t{low1}, %{first}",
         f"\tleaq\t{fixed + DIV_STEP_CYCLES}({COUNTER},%{first},{DIV_STEP_CYCLES}), {COUNTER}",
-        f"\tmovq\t-16(%rsp), %{second}",
-        f"\tmovq\t-8(%rsp), %{first}",
+        *restore,
     ], int(_is_memory(source))
 
 
@@ -475,6 +492,93 @@ def _track_byte_registers(mnemonic: str, operand_text: str, byte_registers: set[
             byte_registers.add(family)
         else:
             byte_registers.discard(family)
+
+
+# Instructions that write their last operand, a whole 32- or 64-bit register (a 32-bit write
+# clears the upper half), without reading it: after one, the register's old value is dead.
+PURE_WRITES = {
+    *"mov movl movq movabsq movd lea leal leaq pop popq movslq".split(),
+    *(f"mov{x}{y}" for x in "zs" for y in ("bl", "wl", "bq", "wq")),
+    *(f"{c}{t}{w}" for c in ("cvt", "cvtt") for t in ("ss2si", "sd2si") for w in ("", "l", "q")),
+}
+# Instructions without operands that read no general register, and those that read rax
+# (its sign extensions); any other one without operands (a string or system instruction)
+# ends the scan.
+READS_NOTHING = {"nop", "endbr64", "endbr32", "pause", "lfence", "mfence", "sfence"}
+READS_RAX = {"cltd", "cqto", "cltq", "cwtl", "cwtd", "cbtw"}
+# Instructions with operands that read general registers they do not name.
+IMPLICIT_READS = {
+    **dict.fromkeys("mul mull mulq div divl divq idiv idivl idivq".split(), ("rax", "rdx")),
+    **dict.fromkeys(("cmpxchg", "cmpxchgl", "cmpxchgq"), ("rax",)),
+    **dict.fromkeys(("cmpxchg8b", "cmpxchg16b"), ("rax", "rdx", "rbx", "rcx")),
+    **dict.fromkeys(("mulx", "mulxl", "mulxq"), ("rdx",)),
+    **dict.fromkeys(("xlat", "xlatb"), ("rax", "rbx")),
+}
+ENDS_SCAN = ("j", "call", "ret", "loop")
+EMITTING_DIRECTIVES = {
+    f".{d}" for d in "byte short word long quad value int insn inst ascii string zero fill".split()
+}
+# Registers a counting sequence may use when dead (never the stack or frame pointer, or the
+# counter).
+CANDIDATES = (*SCRATCH, "r12", "r13", "r14")
+
+
+def _instruction(line: str) -> tuple[str, str]:
+    """The mnemonic (prefixes kept) and operand text of an instruction line."""
+    parts = line.split(None, 1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+def dead_registers(following: Iterator[tuple[str, bool]], exclude: set[str]) -> tuple[str, ...]:
+    """The registers (of CANDIDATES, none of `exclude`) that hold nothing live before the
+    first of `following`: the next lines of gcc's assembly, each with whether it starts a
+    new run (a branch target, a change of section). A register is dead when a whole write
+    of it (PURE_WRITES, or a xor or sub of it with itself) comes before any read in the
+    same run; the scan ends, leaving the rest live, at a jump, call, return or branch
+    target, or at an instruction it does not know (a prefix, one with implicit operands)."""
+    open_ = [f for f in CANDIDATES if f not in exclude]
+    dead: list[str] = []
+    for text, starts_run in following:
+        if starts_run or not open_:
+            break
+        if not text:
+            continue  # a debug label's line, a comment
+        if text.startswith("."):
+            if text.split(None, 1)[0] in EMITTING_DIRECTIVES:
+                break  # bytes in the code: an instruction this scan cannot read
+            continue  # a directive (.loc, .cfi_...)
+        mnemonic, operand_text = _instruction(text)
+        if mnemonic in READS_NOTHING:
+            continue
+        operands = _split_operands(operand_text)
+        if mnemonic in PREFIXES or mnemonic.startswith(ENDS_SCAN) or not operands:
+            if mnemonic in READS_RAX:
+                open_ = [f for f in open_ if f != "rax"]
+                continue
+            break
+        implicit = IMPLICIT_READS.get(mnemonic, ())
+        if mnemonic.startswith("imul") and len(operands) == 1:
+            implicit = ("rax", "rdx")  # the widening form
+        open_ = [f for f in open_ if f not in implicit]
+        last = operands[-1]
+        target = register_family(last) if last.startswith("%") else None
+        whole = target is not None and last.startswith(("%e", "%r")) and last[-1] not in "wb"
+        zeroing = (
+            _base_and_width(mnemonic)[0] in ("xor", "sub")
+            and len(operands) == 2
+            and operands[0] == last
+        )
+        written = target if whole and (mnemonic in PURE_WRITES or zeroing) else None
+        read = _families(operand_text if written is None or zeroing else ",".join(operands[:-1]))
+        if zeroing:
+            read.discard(written)
+        for family in read:
+            if family in open_:
+                open_.remove(family)
+        if written in open_:
+            open_.remove(written)
+            dead.append(written)
+    return tuple(f for f in CANDIDATES if f in dead)
 
 
 def _callee(operand_text: str) -> str:
@@ -571,7 +675,26 @@ def instrument(assembly: str) -> tuple[str, int]:
         pointers.clear()
         constant_arguments.clear()
 
-    for line, _, executable, changes_section in _sections(assembly):
+    entries = list(_sections(assembly))
+
+    def following(start: int) -> Iterator[tuple[str, bool]]:
+        """The lines from `start` on, for dead_registers: each instruction's text and
+        whether a new run starts there."""
+        for text, _, runs_code, new_section in entries[start:]:
+            text = text.split("#", 1)[0].strip()
+            if new_section or not runs_code:
+                yield "", True
+                return
+            label = LABEL.match(text)
+            if label:
+                name = label.group(1)
+                if not name.startswith(".L") or name in targets:
+                    yield "", True
+                    return
+                text = text[label.end() :].strip()
+            yield text, False
+
+    for index, (line, _, executable, changes_section) in enumerate(entries):
         stripped = line.split("#", 1)[0].strip()
         if changes_section:
             close_run()
@@ -612,9 +735,13 @@ def instrument(assembly: str) -> tuple[str, int]:
             out.append(f"\tmovq\t{COUNTER}, {PUBLISHED}(%rip)")
             out.append(f"\tcall\t__dpurt_direct_mram_{direct}")
             published = True
-        counted = multiply_cost(operand_text, byte_registers) if mnemonic == "imull" else None
-        if counted is None:
-            counted = division_cost(mnemonic, operand_text)
+        counted = None
+        if mnemonic == "imull":
+            dead = dead_registers(following(index + 1), _families(operand_text))
+            counted = multiply_cost(operand_text, byte_registers, dead)
+        elif mnemonic in ("divl", "idivl"):
+            dead = dead_registers(following(index + 1), _families(operand_text) | {"rax", "rdx"})
+            counted = division_cost(mnemonic, operand_text, dead)
         step = stepped_register(mnemonic, operand_text)
         if step is not None:
             stepped.add(step)
