@@ -229,6 +229,7 @@ def test_a_register_written_whole_before_any_read_is_dead():
         (("divl %ecx", "movl %edi, %edx"), "rdx"),
         (("imull %ecx", "movl %edi, %edx"), "rdx"),
         (("rep movsb", "movl %edi, %ecx"), "rcx"),  # an unknown instruction ends the scan
+        (("rep; movsb", "movl %edi, %ecx"), "rcx"),
         (("cmpxchgl %ecx, (%rdi)", "movl %esi, %eax"), "rax"),
         ((".byte\t0x48, 0x89, 0xd0", "movl %edi, %edx"), "rdx"),  # an encoded instruction
     ],

@@ -535,7 +535,8 @@ def dead_registers(following: Iterator[tuple[str, bool]], exclude: set[str]) -> 
     new run (a branch target, a change of section). A register is dead when a whole write
     of it (PURE_WRITES, or a xor or sub of it with itself) comes before any read in the
     same run; the scan ends, leaving the rest live, at a jump, call, return or branch
-    target, or at an instruction it does not know (a prefix, one with implicit operands)."""
+    target, or at an instruction it does not know (a prefix, one without operands, bytes
+    emitted into the code)."""
     open_ = [f for f in CANDIDATES if f not in exclude]
     dead: list[str] = []
     for text, starts_run in following:
@@ -547,6 +548,8 @@ def dead_registers(following: Iterator[tuple[str, bool]], exclude: set[str]) -> 
             if text.split(None, 1)[0] in EMITTING_DIRECTIVES:
                 break  # bytes in the code: an instruction this scan cannot read
             continue  # a directive (.loc, .cfi_...)
+        if ";" in text:
+            break  # several instructions on one line (`rep; movsb`)
         mnemonic, operand_text = _instruction(text)
         if mnemonic in READS_NOTHING:
             continue
