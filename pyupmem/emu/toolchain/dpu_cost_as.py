@@ -524,7 +524,8 @@ CANDIDATES = (*SCRATCH, "r12", "r13", "r14")
 
 
 def _instruction(line: str) -> tuple[str, str]:
-    """The mnemonic (prefixes kept) and operand text of an instruction line."""
+    """The first word of an instruction line (its mnemonic, or a prefix, or a directive)
+    and the rest, its operand text."""
     parts = line.split(None, 1)
     return parts[0], parts[1] if len(parts) > 1 else ""
 
@@ -545,7 +546,7 @@ def dead_registers(following: Iterator[tuple[str, bool]], exclude: set[str]) -> 
         if not text:
             continue  # a debug label's line, a comment
         if text.startswith("."):
-            if text.split(None, 1)[0] in EMITTING_DIRECTIVES:
+            if _instruction(text)[0] in EMITTING_DIRECTIVES:
                 break  # bytes in the code: an instruction this scan cannot read
             continue  # a directive (.loc, .cfi_...)
         if ";" in text:
@@ -722,13 +723,9 @@ def instrument(assembly: str) -> tuple[str, int]:
             out.pop()
             out.append(line[: line.index(":") + 1])
             line = "\t" + rest
-        parts = stripped.split(None, 1)
-        mnemonic = parts[0]
-        operand_text = parts[1] if len(parts) > 1 else ""
+        mnemonic, operand_text = _instruction(stripped)
         while mnemonic in PREFIXES and operand_text:
-            parts = operand_text.split(None, 1)
-            mnemonic = parts[0]
-            operand_text = parts[1] if len(parts) > 1 else ""
+            mnemonic, operand_text = _instruction(operand_text)
         if insert_at is None:
             insert_at = len(out)
         direct = direct_mram_kind(mnemonic, operand_text)
